@@ -1,0 +1,82 @@
+"""The `arena` command: a thin layer over the library.
+
+Every ArenaError (and the rules' own ValueErrors for bad user input) becomes one line on stderr and exit
+code 2. Anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+
+from arena.errors import ArenaError
+from arena.game.variants import PRESETS, RuleSet, RulesError, allowed_values
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own usage errors: one line, exit 2
+        self.print_usage(sys.stderr)
+        print(f"arena: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    rules = RuleSet.from_dict(args.variant)
+    overrides = {}
+    for item in args.set or []:
+        if "=" not in item:
+            raise ArenaError(f"--set {item!r}: expected NAME=VALUE, e.g. --set match_target=7")
+        key, value = item.split("=", 1)
+        overrides[key] = _yaml_scalar(value)
+    rules = rules.with_overrides(overrides)
+    print(f"rules {rules.name}")
+    width = max(len(f.name) for f in fields(rules))
+    for f in fields(rules):
+        value = getattr(rules, f.name)
+        shown = " ".join(map(str, value)) if isinstance(value, tuple) else str(value).lower() \
+            if isinstance(value, bool) else str(value)
+        print(f"  {f.name:<{width}}  {shown:<12}  {f.metadata.get('doc', '')} [{allowed_values(f)}]")
+    return 0
+
+
+def _yaml_scalar(text: str) -> object:
+    import yaml
+
+    return yaml.safe_load(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="arena", description="Tournaments for Santase / Sixty-Six / Schnapsen bots.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    r = sub.add_parser("rules", help="print a variant's resolved rule set")
+    r.add_argument("variant", choices=sorted(PRESETS), help="preset name")
+    r.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+    _COMMANDS["rules"] = _cmd_rules
+    for hook in _EXTRA_PARSERS:
+        hook(sub, _COMMANDS)
+    return p
+
+
+# Subcommands living in other modules register here (kept lazy so `arena rules` never imports trio).
+_EXTRA_PARSERS: list[Callable[[argparse._SubParsersAction, dict], None]] = []  # type: ignore[type-arg]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except (ArenaError, RulesError) as e:
+        print(f"arena: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

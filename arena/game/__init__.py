@@ -1,0 +1,15 @@
+"""The rules of Santase, Sixty-Six and Schnapsen: pure code, no I/O, no clock, no trio."""
+
+from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action, ActionSyntaxError
+from arena.game.cards import ALL_CARDS, RANKS, SUITS, Card, CardError
+from arena.game.hand import Deal, DealResult, Event, IllegalActionError, full_deck, replay_deal
+from arena.game.match import Match, replay_match, shuffled_deck
+from arena.game.variants import PRESETS, RuleSet, RulesError, preset
+from arena.game.views import SeatView
+
+__all__ = [
+    "ALL_CARDS", "CLOSE", "DECLARE", "EXCHANGE", "MARRIAGE", "PLAY", "PRESETS", "RANKS", "SUITS",
+    "Action", "ActionSyntaxError", "Card", "CardError", "Deal", "DealResult", "Event", "IllegalActionError",
+    "Match", "RuleSet", "RulesError", "SeatView", "full_deck", "preset", "replay_deal", "replay_match",
+    "shuffled_deck",
+]

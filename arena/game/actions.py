@@ -1,0 +1,48 @@
+"""Actions a seat can take, with a text form shared by the engine, the protocol and the database.
+
+``play Th``, ``marriage Qh`` (declare the pair and lead that card), ``exchange``, ``close``, ``declare``
+(declare 66). Actions are interned values: ``Action.parse("play Th") is PLAY[Card.parse("Th")]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.game.cards import ALL_CARDS, Card, CardError
+
+
+class ActionSyntaxError(ValueError):
+    """Text that is not an action at all (as opposed to an action that is illegal now)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    kind: str  # "play" | "marriage" | "exchange" | "close" | "declare"
+    card: Card | None = None
+
+    def __str__(self) -> str:
+        return self.kind if self.card is None else f"{self.kind} {self.card}"
+
+    @staticmethod
+    def parse(text: str) -> Action:
+        parts = text.split()
+        if len(parts) == 1 and parts[0] in _SIMPLE:
+            return _SIMPLE[parts[0]]
+        if len(parts) == 2 and parts[0] in ("play", "marriage"):
+            try:
+                card = Card.parse(parts[1])
+            except CardError as e:
+                raise ActionSyntaxError(str(e)) from None
+            return (PLAY if parts[0] == "play" else MARRIAGE)[card]
+        raise ActionSyntaxError(
+            f"{text!r} is not an action: expected 'play <card>', 'marriage <card>', 'exchange', 'close' "
+            "or 'declare'"
+        )
+
+
+PLAY: tuple[Action, ...] = tuple(Action("play", c) for c in ALL_CARDS)
+MARRIAGE: tuple[Action, ...] = tuple(Action("marriage", c) for c in ALL_CARDS)
+EXCHANGE = Action("exchange")
+CLOSE = Action("close")
+DECLARE = Action("declare")
+_SIMPLE = {"exchange": EXCHANGE, "close": CLOSE, "declare": DECLARE}

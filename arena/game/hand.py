@@ -1,0 +1,404 @@
+"""One deal (hand) of the game: state, legal actions, applying actions, scoring.
+
+The deal is the only holder of the full state. Bots see it through ``view(seat)`` (a SeatView); reports
+see it through ``record()`` once it is over. Seats are 0 and 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action
+from arena.game.cards import ALL_CARDS, KING, QUEEN, SUIT_MASKS, Card, cards_in
+from arena.game.variants import RuleSet
+from arena.game.views import SeatView
+
+
+class IllegalActionError(ValueError):
+    """A well-formed action that the rules do not allow now. ``rule`` names the rule broken."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    winner: int
+    game_points: int
+    reason: str  # reached 66 | declared 66 | wrong declaration | failed close | last trick | more points
+    points: tuple[int, int]  # card points incl. counted marriages and bonus, at the end
+    tricks: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something public that happened, in order; the referee turns these into protocol event lines."""
+
+    kind: str  # play | marriage | exchange | close | trick | draw | declare | deal-end
+    seat: int
+    card: Card | None = None
+    points: int = 0
+
+
+class Deal:
+    """State of one deal. Build it from a shuffled deck with ``Deal(rules, deck, dealer)``."""
+
+    def __init__(self, rules: RuleSet, deck: Sequence[Card], dealer: int) -> None:
+        if sorted(deck) != sorted(full_deck(rules)):
+            raise ValueError("deck is not the rule set's full deck")
+        self.rules = rules
+        self.deck: tuple[Card, ...] = tuple(deck)
+        self.dealer = dealer
+        nondealer = 1 - dealer
+        hands = [0, 0]
+        pos = 0
+        for batch in rules.deal_batches:
+            for seat in (nondealer, dealer):
+                for c in deck[pos:pos + batch]:
+                    hands[seat] |= 1 << c
+                pos += batch
+        rest = list(deck[pos:])
+        if rules.trump_card == "after-deal":
+            turned = rest.pop(0)
+        else:
+            turned = rest.pop()
+        self.talon: list[Card] = rest + [turned]  # index 0 is drawn next; the turned card lies at the bottom
+        self.trump_card: Card = turned
+        self.trump: int = turned.suit
+        self.hands = hands
+        self.leader = nondealer
+        self.to_move = nondealer
+        self.led: Card | None = None
+        self.closed_by: int | None = None
+        self.close_snapshot: tuple[int, int] = (0, 0)  # opponent's (points, tricks) at the close
+        self.won_points = [0, 0]
+        self.tricks = [0, 0]
+        self.marriage_points = [0, 0]  # counted
+        self.pending_marriage = [0, 0]  # declared before a won trick, counted at the first won trick
+        self.marriages: list[tuple[int, int]] = []  # (seat, suit) in order
+        self.known = [0, 0]  # cards of each seat's hand that the other seat has seen
+        self.played_mask = 0
+        self.first_66: int | None = None
+        self.last_trick_winner: int | None = None
+        self.result: DealResult | None = None
+        self.actions: list[tuple[int, Action]] = []
+        self.events: list[Event] = []  # public events, for the referee; it may clear it
+        self.draws: list[tuple[int, Card]] = []  # private: who drew what, in order
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def strict(self) -> bool:
+        return self.closed_by is not None or not self.talon or self.rules.follow_while_open == "strict"
+
+    @property
+    def talon_open(self) -> bool:
+        return self.closed_by is None and bool(self.talon)
+
+    def total(self, seat: int) -> int:
+        return self.won_points[seat] + self.marriage_points[seat]
+
+    def hand(self, seat: int) -> list[Card]:
+        return list(cards_in(self.hands[seat]))
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Every action the seat may take now; empty when it is not that seat's turn or the deal is over."""
+        if seat is None:
+            seat = self.to_move
+        if self.result is not None or seat != self.to_move:
+            return []
+        rules = self.rules
+        hand = self.hands[seat]
+        out: list[Action] = []
+        if rules.declare_66 == "manual":
+            out.append(DECLARE)
+        if self.led is None:
+            if self._can_exchange(seat):
+                out.append(EXCHANGE)
+            if self.talon_open and len(self.talon) >= rules.close_min_talon:
+                out.append(CLOSE)
+            for suit in range(4):
+                k = Card.of(KING, suit)
+                q = Card.of(QUEEN, suit)
+                if hand >> k & 1 and hand >> q & 1:
+                    if rules.marriage_lead != "king":
+                        out.append(MARRIAGE[q])
+                    if rules.marriage_lead != "queen":
+                        out.append(MARRIAGE[k])
+            out.extend(PLAY[c] for c in cards_in(hand))
+        else:
+            if not rules.exchange_leader_only and self._can_exchange(seat):
+                out.append(EXCHANGE)
+            out.extend(PLAY[c] for c in cards_in(self._playable(seat)))
+        return out
+
+    def _can_exchange(self, seat: int) -> bool:
+        rank = self.rules.exchange_rank_index
+        return (
+            rank >= 0
+            and self.talon_open
+            and len(self.talon) >= self.rules.exchange_min_talon
+            and bool(self.hands[seat] >> (self.trump * 6 + rank) & 1)
+        )
+
+    def _playable(self, seat: int) -> int:
+        """Mask of cards the responder may play to the led card."""
+        hand = self.hands[seat]
+        led = self.led
+        if led is None or not self.strict:
+            return hand
+        rules = self.rules
+        same = hand & SUIT_MASKS[led // 6]
+        if rules.must_follow_suit and same:
+            if rules.must_head:
+                higher = same & ~((2 << led) - 1)
+                if higher:
+                    return higher
+            return same
+        if not same and rules.must_trump and led // 6 != self.trump:
+            trumps = hand & SUIT_MASKS[self.trump]
+            if trumps:
+                return trumps
+        return hand
+
+    # ------------------------------------------------------------------ applying
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply the action of the seat to move; IllegalActionError (with the rule) when not allowed."""
+        if self.result is not None:
+            raise IllegalActionError("deal-over", "the deal is over")
+        if seat is not None and seat != self.to_move:
+            raise IllegalActionError("turn", f"it is seat {self.to_move}'s turn, not seat {seat}'s")
+        seat = self.to_move
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(*self._why_illegal(seat, action))
+        self.actions.append((seat, action))
+        kind = action.kind
+        if kind == "play":
+            assert action.card is not None
+            self._play(seat, action.card)
+        elif kind == "marriage":
+            assert action.card is not None
+            self._marriage(seat, action.card)
+        elif kind == "exchange":
+            self._exchange(seat)
+        elif kind == "close":
+            self.closed_by = seat
+            other = 1 - seat
+            self.close_snapshot = (self.total(other), self.tricks[other])
+            self.events.append(Event("close", seat))
+        elif kind == "declare":
+            self._declare(seat)
+
+    def _why_illegal(self, seat: int, action: Action) -> tuple[str, str]:
+        card = action.card
+        if card is not None and not self.hands[seat] >> card & 1:
+            return "not-in-hand", f"{card} is not in seat {seat}'s hand"
+        if action.kind == "play" and self.led is not None:
+            return "follow", (
+                f"{card} breaks the follow rules: to {self.led} seat {seat} must play one of "
+                + " ".join(str(c) for c in cards_in(self._playable(seat)))
+            )
+        if action.kind == "marriage":
+            if self.led is not None:
+                return "marriage", "only the player on lead may declare a marriage"
+            return "marriage", f"{card} does not start a marriage the rules allow (need K and Q of a suit)"
+        if action.kind == "exchange":
+            return "exchange", "exchange is not allowed now (need the exchange trump, the lead and an open talon)"
+        if action.kind == "close":
+            return "close", "closing is not allowed now (need the lead and a large enough open talon)"
+        if action.kind == "declare":
+            return "declare", "declaring 66 is automatic in this variant"
+        return "illegal", f"{action} is not legal now"
+
+    def _exchange(self, seat: int) -> None:
+        low = ALL_CARDS[self.trump * 6 + self.rules.exchange_rank_index]
+        old = self.talon[-1]
+        self.hands[seat] = self.hands[seat] & ~(1 << low) | (1 << old)
+        self.talon[-1] = low
+        self.trump_card = low
+        self.known[seat] |= 1 << old
+        self.events.append(Event("exchange", seat, old))
+
+    def _marriage(self, seat: int, card: Card) -> None:
+        suit = card.suit
+        pts = self.rules.trump_marriage_points if suit == self.trump else self.rules.marriage_points
+        self.marriages.append((seat, suit))
+        partner = Card.of(KING if card.rank == QUEEN else QUEEN, suit)
+        self.known[seat] |= 1 << partner
+        if self.tricks[seat]:
+            self.marriage_points[seat] += pts
+        elif self.rules.marriage_without_trick == "pending":
+            self.pending_marriage[seat] += pts
+        else:
+            pts = 0
+        self.events.append(Event("marriage", seat, card, pts))
+        if self._reached_66(seat) and self.rules.declare_66 == "automatic":
+            self._finish_win(seat, "reached 66")
+            return
+        self._play(seat, card)
+
+    def _play(self, seat: int, card: Card) -> None:
+        bit = 1 << card
+        self.hands[seat] &= ~bit
+        self.known[seat] &= ~bit
+        self.events.append(Event("play", seat, card))
+        if self.led is None:
+            self.led = card
+            self.to_move = 1 - seat
+            return
+        led = self.led
+        leader = 1 - seat
+        if card // 6 == led // 6:
+            winner = seat if card > led else leader
+        else:
+            winner = seat if card // 6 == self.trump else leader
+        self.led = None
+        self.played_mask |= bit | (1 << led)
+        pts = ALL_CARDS[led].points + ALL_CARDS[card].points
+        self.won_points[winner] += pts
+        self.tricks[winner] += 1
+        if self.pending_marriage[winner]:
+            self.marriage_points[winner] += self.pending_marriage[winner]
+            self.pending_marriage[winner] = 0
+        self.last_trick_winner = winner
+        self.events.append(Event("trick", winner, None, pts))
+        loser = 1 - winner
+        if self.talon_open:
+            a = self.talon.pop(0)
+            b = self.talon.pop(0)
+            self.hands[winner] |= 1 << a
+            self.hands[loser] |= 1 << b
+            self.draws.append((winner, a))
+            self.draws.append((loser, b))
+            self.events.append(Event("draw", winner, a))
+            self.events.append(Event("draw", loser, b))
+            if not self.talon:
+                self.known[loser] |= 1 << b  # the turned trump card was face up
+        self.leader = winner
+        self.to_move = winner
+        automatic = self.rules.declare_66 == "automatic"
+        if self._reached_66(winner) and automatic:
+            self._finish_win(winner, "reached 66")
+            return
+        if not self.hands[0] and not self.hands[1]:
+            self._finish_natural(winner)
+
+    def _reached_66(self, seat: int) -> bool:
+        if self.tricks[seat] and self.total(seat) >= 66:
+            if self.first_66 is None:
+                self.first_66 = seat
+            return True
+        return False
+
+    def _declare(self, seat: int) -> None:
+        self.events.append(Event("declare", seat, None, self.total(seat)))
+        if self.tricks[seat] and self.total(seat) >= 66:
+            self._finish_win(seat, "declared 66")
+        else:
+            self._finish(1 - seat, self.rules.wrong_declaration_points, "wrong declaration")
+
+    def _finish_natural(self, last: int) -> None:
+        if self.closed_by is None and self.rules.last_trick_bonus:
+            self.won_points[last] += self.rules.last_trick_bonus
+            self._reached_66(last)
+        if self.closed_by is not None:
+            winner = self.closed_by if self.first_66 == self.closed_by else 1 - self.closed_by
+            self._finish_win(winner, "reached 66")
+        elif self.first_66 is not None:
+            self._finish_win(self.first_66, "reached 66")
+        else:
+            winner = last
+            if self.rules.no_66_winner == "more-points" and self.total(0) != self.total(1):
+                winner = 0 if self.total(0) > self.total(1) else 1
+            reason = "last trick" if self.rules.no_66_winner == "last-trick" else "more points"
+            self._finish(winner, self.rules.no_66_game_points, reason)
+
+    def _finish_win(self, winner: int, reason: str) -> None:
+        closer = self.closed_by
+        rules = self.rules
+        if closer is not None and winner != closer:
+            gp = rules.failed_close_points_no_tricks if self.tricks[closer] == 0 else rules.failed_close_points
+            self._finish(winner, gp, "failed close")
+            return
+        loser = 1 - winner
+        if closer is not None and rules.close_scoring == "at-close":
+            loser_points, loser_tricks = self.close_snapshot
+        else:
+            loser_points, loser_tricks = self.total(loser), self.tricks[loser]
+        if (loser_tricks if rules.schwarz == "no-tricks" else loser_points) == 0:
+            gp = 3
+        elif loser_points < rules.schneider_below:
+            gp = 2
+        else:
+            gp = 1
+        if closer is not None:
+            reason = "closed and " + reason
+        self._finish(winner, gp, reason)
+
+    def _finish(self, winner: int, game_points: int, reason: str) -> None:
+        self.result = DealResult(
+            winner, game_points, reason, (self.total(0), self.total(1)), (self.tricks[0], self.tricks[1])
+        )
+        self.to_move = -1
+        self.events.append(Event("deal-end", winner, None, game_points))
+
+    # ------------------------------------------------------------------ what leaves the engine
+    def view(self, seat: int, match_score: tuple[int, int] = (0, 0)) -> SeatView:
+        """Everything the seat may know, and nothing more."""
+        other = 1 - seat
+        trump_in_talon = bool(self.talon) and self.talon[-1] == self.trump_card
+        return SeatView(
+            seat=seat,
+            hand=tuple(cards_in(self.hands[seat])),
+            trump_suit=self.trump,
+            trump_card=self.trump_card if trump_in_talon else None,
+            talon_size=len(self.talon),
+            closed=self.closed_by is not None,
+            closed_by=self.closed_by,
+            led=self.led,
+            leader=self.leader,
+            dealer=self.dealer,
+            points=(self.total(seat), self.total(other)),
+            pending_marriage=self.pending_marriage[seat],
+            tricks=(self.tricks[seat], self.tricks[other]),
+            marriages=tuple(self.marriages),
+            played=tuple(cards_in(self.played_mask)),
+            opponent_known=tuple(cards_in(self.known[other] & self.hands[other])),
+            match_score=match_score,
+        )
+
+    def record(self) -> dict[str, object]:
+        """The complete deal for replays and the database (only after the deal, or for reports)."""
+        r = self.result
+        return {
+            "dealer": self.dealer,
+            "deck": " ".join(str(c) for c in self.deck),
+            "trump": str(ALL_CARDS[self.deck_turned_index()]),
+            "actions": [f"{s} {a}" for s, a in self.actions],
+            "winner": None if r is None else r.winner,
+            "game_points": None if r is None else r.game_points,
+            "reason": None if r is None else r.reason,
+            "points": None if r is None else list(r.points),
+            "tricks": None if r is None else list(r.tricks),
+        }
+
+    def deck_turned_index(self) -> int:
+        n = 2 * self.rules.hand_size
+        return self.deck[n] if self.rules.trump_card == "after-deal" else self.deck[-1]
+
+
+def full_deck(rules: RuleSet) -> list[Card]:
+    low = rules.lowest_rank
+    return [c for c in ALL_CARDS if c.rank >= low]
+
+
+def replay_deal(rules: RuleSet, deck: Sequence[Card], dealer: int, actions: Sequence[tuple[int, Action]]) -> Deal:
+    deal = Deal(rules, deck, dealer)
+    for seat, action in actions:
+        deal.apply(action, seat)
+    return deal

@@ -1,0 +1,32 @@
+"""SeatView: exactly what one seat may know. It is the only game state a bot side ever receives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.game.cards import SUITS, Card
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    hand: tuple[Card, ...]
+    trump_suit: int
+    trump_card: Card | None  # the turned card while it lies in the talon (face up, or turned down by a close)
+    talon_size: int  # cards left in the talon, the turned card included
+    closed: bool
+    closed_by: int | None
+    led: Card | None  # the card on the table when this seat answers a trick
+    leader: int
+    dealer: int
+    points: tuple[int, int]  # (mine, opponent's): won card points plus counted marriages
+    pending_marriage: int  # my marriage points waiting for my first won trick
+    tricks: tuple[int, int]  # (mine, opponent's)
+    marriages: tuple[tuple[int, int], ...]  # (seat, suit) in order declared
+    played: tuple[Card, ...]  # cards in completed tricks
+    opponent_known: tuple[Card, ...]  # cards I know are in the opponent's hand
+    match_score: tuple[int, int]  # game points (mine, opponent's)
+
+    @property
+    def trump_char(self) -> str:
+        return SUITS[self.trump_suit]
