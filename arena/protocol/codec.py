@@ -1,0 +1,343 @@
+"""encode(message) -> line and decode(line) -> message for protocol v1. Pure: no I/O.
+
+Two error classes keep blame straight (the habit is h11's): BotProtocolError when a bot's line is wrong,
+RefereeProtocolError when a referee's line is wrong (what the bot kit raises, or the referee when it is
+asked to encode something impossible).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields as dc_fields
+
+from arena.game.actions import Action, ActionSyntaxError
+from arena.game.cards import SUITS, Card, CardError
+from arena.game.variants import RuleSet
+from arena.game.views import SeatView
+from arena.protocol.messages import (
+    MAX_LINE_BYTES,
+    PROTOCOL_NAME,
+    BotHello,
+    BotMessage,
+    Closed,
+    DealEnd,
+    DealStart,
+    Declared,
+    Drew,
+    Error,
+    Exchanged,
+    Hello,
+    Info,
+    MarriageShown,
+    MatchEnd,
+    MatchStart,
+    Played,
+    Quit,
+    RefereeMessage,
+    Reply,
+    TrickWon,
+    Turn,
+)
+
+
+class ProtocolError(ValueError):
+    """A line that is not valid protocol v1. ``code`` is the error code sent in ``error <code> ...``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class BotProtocolError(ProtocolError):
+    """The bot broke the protocol (bad syntax, bad UTF-8, over-long line, unknown message)."""
+
+
+class RefereeProtocolError(ProtocolError):
+    """The referee broke the protocol (seen from a bot), or was asked to encode an invalid message."""
+
+
+_TOKEN = re.compile(r"[^\s=,]+")
+NONE = "-"
+
+
+# ----------------------------------------------------------------- helpers
+def _cards(cards: tuple[Card, ...] | list[Card]) -> str:
+    return ",".join(map(str, cards)) if cards else NONE
+
+
+def _card_or_none(card: Card | None) -> str:
+    return NONE if card is None else str(card)
+
+
+def _parse_cards(text: str, err: type[ProtocolError]) -> tuple[Card, ...]:
+    if text == NONE:
+        return ()
+    try:
+        return tuple(Card.parse(t) for t in text.split(","))
+    except CardError as e:
+        raise err("malformed", str(e)) from None
+
+
+def _parse_card(text: str, err: type[ProtocolError]) -> Card | None:
+    if text == NONE:
+        return None
+    try:
+        return Card.parse(text)
+    except CardError as e:
+        raise err("malformed", str(e)) from None
+
+
+def _int(text: str, err: type[ProtocolError], what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise err("malformed", f"{what}: {text!r} is not an integer") from None
+
+
+def _pair(text: str, err: type[ProtocolError], what: str) -> tuple[int, int]:
+    a, sep, b = text.partition(",")
+    if not sep:
+        raise err("malformed", f"{what}: expected two integers like 3,5, got {text!r}")
+    return (_int(a, err, what), _int(b, err, what))
+
+
+def action_token(action: Action) -> str:
+    """The action as one token for the ``legal=`` list: a space becomes ':' (``play:Th``)."""
+    return str(action).replace(" ", ":")
+
+
+def rules_to_wire(rules: RuleSet) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in dc_fields(rules):
+        v = getattr(rules, f.name)
+        key = "variant" if f.name == "name" else f.name
+        if isinstance(v, bool):
+            out[key] = "true" if v else "false"
+        elif isinstance(v, tuple):
+            out[key] = ",".join(map(str, v))
+        else:
+            out[key] = str(v)
+    return out
+
+
+def _kv(tokens: list[str], err: type[ProtocolError]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for t in tokens:
+        k, sep, v = t.partition("=")
+        if not sep or not k:
+            raise err("malformed", f"expected key=value, got {t!r}")
+        out[k] = v
+    return out
+
+
+# ----------------------------------------------------------------- encode
+def encode(msg: RefereeMessage | BotMessage) -> str:
+    """One protocol line, without the newline."""
+    match msg:
+        case Hello(versions):
+            return f"{PROTOCOL_NAME} " + " ".join(map(str, versions))
+        case MatchStart(match_id, seat, opponent, rules):
+            for token in (match_id, opponent):
+                if not _TOKEN.fullmatch(token):
+                    raise RefereeProtocolError("internal", f"{token!r} cannot be sent as one token")
+            kv = " ".join(f"{k}={v}" for k, v in rules.items())
+            return f"match {match_id} seat={seat} opponent={opponent} {kv}"
+        case DealStart(index, dealer):
+            return f"deal {index} dealer={dealer}"
+        case Played(seat, card):
+            return f"play {seat} {card}"
+        case MarriageShown(seat, card, points):
+            return f"marriage {seat} {card} {points}"
+        case Exchanged(seat, card):
+            return f"exchange {seat} {card}"
+        case Closed(seat):
+            return f"close {seat}"
+        case TrickWon(seat, points):
+            return f"trick {seat} {points}"
+        case Drew(seat, card):
+            return f"draw {seat} {'?' if card is None else card}"
+        case Declared(seat, points):
+            return f"declare {seat} {points}"
+        case DealEnd(winner, gp, reason, points, score):
+            return f"deal-end {winner} {gp} {reason.replace(' ', '-')} {points[0]},{points[1]} {score[0]},{score[1]}"
+        case Turn(view, legal, time_ms, bank_ms):
+            return _encode_turn(view, legal, time_ms, bank_ms)
+        case MatchEnd(winner, score, reason):
+            w = NONE if winner is None else str(winner)
+            return f"match-end {w} {score[0]},{score[1]} {reason.replace(' ', '-')}"
+        case Error(code, text):
+            return f"error {code} {' '.join(text.split())}"
+        case Quit():
+            return "quit"
+        case BotHello(version, name, extras):
+            kv = "".join(f" {k}={v}" for k, v in extras.items())
+            return f"bot {version} {name}{kv}"
+        case Info(text):
+            return f"info {text}"
+        case Reply(action):
+            return str(action)
+    raise RefereeProtocolError("internal", f"cannot encode {msg!r}")
+
+
+def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: int | None) -> str:
+    marriages = ",".join(f"{s}{SUITS[suit]}" for s, suit in v.marriages) or NONE
+    return (
+        f"turn seat={v.seat} hand={_cards(v.hand)} trump={SUITS[v.trump_suit]} "
+        f"turned={_card_or_none(v.trump_card)} talon={v.talon_size} "
+        f"closed={NONE if v.closed_by is None else v.closed_by} led={_card_or_none(v.led)} "
+        f"leader={v.leader} dealer={v.dealer} points={v.points[0]} opp_points={v.points[1]} "
+        f"pending={v.pending_marriage} tricks={v.tricks[0]} opp_tricks={v.tricks[1]} "
+        f"marriages={marriages} played={_cards(v.played)} known={_cards(v.opponent_known)} "
+        f"score={v.match_score[0]} opp_score={v.match_score[1]} "
+        f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
+        f"legal={','.join(action_token(a) for a in legal)}"
+    )
+
+
+# ----------------------------------------------------------------- lines from a bot
+def decode_bot_line(line: str) -> BotMessage:
+    """Decode one line a bot wrote (already split and UTF-8 decoded). Raises BotProtocolError."""
+    line = line.rstrip("\r\n").rstrip(" \t\r")
+    if not line:
+        raise BotProtocolError("malformed", "empty line")
+    head, _, rest = line.partition(" ")
+    if head == "info":
+        return Info(rest)
+    if head == "bot":
+        parts = rest.split(" ")
+        if len(parts) < 2 or not parts[1]:
+            raise BotProtocolError("handshake", f"expected 'bot <version> <name> [key=value ...]', got {line!r}")
+        version = _int(parts[0], BotProtocolError, "bot version")
+        return BotHello(version, parts[1], _kv(parts[2:], BotProtocolError))
+    try:
+        return Reply(Action.parse(line.replace(":", " ", 1)))
+    except ActionSyntaxError as e:
+        raise BotProtocolError("malformed", str(e)) from None
+
+
+def decode_bot_bytes(raw: bytes) -> BotMessage:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BotProtocolError("encoding", f"line is not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    return decode_bot_line(text)
+
+
+# ----------------------------------------------------------------- lines from the referee (for bots)
+def decode_referee_line(line: str) -> RefereeMessage:
+    """Decode a referee line (what a bot reads). Raises RefereeProtocolError."""
+    err = RefereeProtocolError
+    line = line.rstrip("\r\n")
+    tokens = line.split(" ")
+    head, args = tokens[0], tokens[1:]
+    try:
+        if head == PROTOCOL_NAME:
+            return Hello(tuple(_int(a, err, "version") for a in args))
+        if head == "match":
+            kv = _kv(args[1:], err)
+            seat = _int(kv.pop("seat"), err, "seat")
+            opponent = kv.pop("opponent")
+            return MatchStart(args[0], seat, opponent, kv)
+        if head == "deal":
+            return DealStart(_int(args[0], err, "deal"), _int(_kv(args[1:], err)["dealer"], err, "dealer"))
+        if head == "turn":
+            return _decode_turn(_kv(args, err))
+        if head == "deal-end":
+            return DealEnd(
+                _int(args[0], err, "winner"), _int(args[1], err, "game points"), args[2],
+                _pair(args[3], err, "points"), _pair(args[4], err, "score"),
+            )
+        if head == "match-end":
+            w = None if args[0] == NONE else _int(args[0], err, "winner")
+            return MatchEnd(w, _pair(args[1], err, "score"), args[2])
+        if head == "error":
+            return Error(args[0], " ".join(args[1:]))
+        if head == "quit":
+            return Quit()
+        seat = _int(args[0], err, "seat") if args else -1
+        if head == "play":
+            return Played(seat, Card.parse(args[1]))
+        if head == "marriage":
+            return MarriageShown(seat, Card.parse(args[1]), _int(args[2], err, "points"))
+        if head == "exchange":
+            return Exchanged(seat, Card.parse(args[1]))
+        if head == "close":
+            return Closed(seat)
+        if head == "trick":
+            return TrickWon(seat, _int(args[1], err, "points"))
+        if head == "draw":
+            return Drew(seat, None if args[1] == "?" else Card.parse(args[1]))
+        if head == "declare":
+            return Declared(seat, _int(args[1], err, "points"))
+    except (IndexError, KeyError) as e:
+        raise err("malformed", f"{head}: missing field {e}") from None
+    except CardError as e:
+        raise err("malformed", str(e)) from None
+    raise err("malformed", f"unknown message {head!r}")
+
+
+def _decode_turn(kv: dict[str, str]) -> Turn:
+    err = RefereeProtocolError
+    marriages = []
+    if kv["marriages"] != NONE:
+        for m in kv["marriages"].split(","):
+            marriages.append((_int(m[:-1], err, "marriage seat"), SUITS.index(m[-1])))
+    closed = None if kv["closed"] == NONE else _int(kv["closed"], err, "closed")
+    view = SeatView(
+        seat=_int(kv["seat"], err, "seat"),
+        hand=_parse_cards(kv["hand"], err),
+        trump_suit=SUITS.index(kv["trump"]),
+        trump_card=_parse_card(kv["turned"], err),
+        talon_size=_int(kv["talon"], err, "talon"),
+        closed=closed is not None,
+        closed_by=closed,
+        led=_parse_card(kv["led"], err),
+        leader=_int(kv["leader"], err, "leader"),
+        dealer=_int(kv["dealer"], err, "dealer"),
+        points=(_int(kv["points"], err, "points"), _int(kv["opp_points"], err, "opp_points")),
+        pending_marriage=_int(kv["pending"], err, "pending"),
+        tricks=(_int(kv["tricks"], err, "tricks"), _int(kv["opp_tricks"], err, "opp_tricks")),
+        marriages=tuple(marriages),
+        played=_parse_cards(kv["played"], err),
+        opponent_known=_parse_cards(kv["known"], err),
+        match_score=(_int(kv["score"], err, "score"), _int(kv["opp_score"], err, "opp_score")),
+    )
+    try:
+        legal = tuple(Action.parse(t.replace(":", " ")) for t in kv["legal"].split(","))
+    except ActionSyntaxError as e:
+        raise err("malformed", str(e)) from None
+    bank = None if kv["bank"] == NONE else _int(kv["bank"], err, "bank")
+    return Turn(view, legal, _int(kv["time"], err, "time"), bank)
+
+
+# ----------------------------------------------------------------- raw bytes -> lines
+class LineSplitter:
+    """Feed raw bytes from a pipe; get complete lines back. Enforces the length limit on raw bytes, so a
+    bot that writes megabytes without a newline is caught at MAX_LINE_BYTES, not after filling memory."""
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
+        self.max_line = max_line
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """Complete lines (without the newline). Raises BotProtocolError('overlong') past the limit."""
+        self._buf += data
+        lines: list[bytes] = []
+        start = 0
+        buf = self._buf
+        while True:
+            nl = buf.find(b"\n", start)
+            if nl < 0:
+                break
+            if nl - start > self.max_line:
+                raise BotProtocolError("overlong", f"line longer than {self.max_line} bytes")
+            lines.append(bytes(buf[start:nl]))
+            start = nl + 1
+        del buf[:start]
+        if len(buf) > self.max_line:
+            raise BotProtocolError("overlong", f"line longer than {self.max_line} bytes (no newline yet)")
+        return lines
+
+    @property
+    def pending(self) -> bytes:
+        return bytes(self._buf)
