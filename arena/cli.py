@@ -56,13 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("variant", choices=sorted(PRESETS), help="preset name")
     r.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
     _COMMANDS["rules"] = _cmd_rules
-    for hook in _EXTRA_PARSERS:
+    for hook in _extra_parsers():
         hook(sub, _COMMANDS)
     return p
 
 
-# Subcommands living in other modules register here (kept lazy so `arena rules` never imports trio).
-_EXTRA_PARSERS: list[Callable[[argparse._SubParsersAction, dict], None]] = []  # type: ignore[type-arg]
+def _extra_parsers() -> list[Callable[..., None]]:
+    # Their modules import trio and the referee only when a command runs, so `arena rules` stays light.
+    from arena.commands import add_match_parser
+
+    return [add_match_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,186 @@
+"""Subcommands that need trio and the referee (kept out of cli.py so `arena rules` stays light)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError, ConfigError
+from arena.game.variants import PRESETS, RuleSet
+
+
+def add_match_parser(sub: Any, commands: dict[str, Any]) -> None:
+    p = sub.add_parser(
+        "match",
+        help="play a series of matches between two bots",
+        description="Play N matches between two bots (seats alternate; duplicate deals by default) and "
+        "print a summary. A bot is a command line, e.g. \"python bots/random.py\" or ./bots/c/random.",
+    )
+    p.add_argument("bot_a", metavar="BOT_A", help="command line of the first bot")
+    p.add_argument("bot_b", metavar="BOT_B", help="command line of the second bot")
+    p.add_argument("--variant", default="santase", help=f"preset: {', '.join(PRESETS)} (default santase)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+    p.add_argument("--matches", type=int, default=2, help="number of matches (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--move-time", default="1000", help="limit per decision: 500, 500ms, 2s (default 1000 ms)")
+    p.add_argument("--bank", default=None, help="time bank per match (default none)")
+    p.add_argument("--handshake-time", default="5s", help="limit for the handshake (default 5s)")
+    p.add_argument("--policy", default="lose-match", choices=["lose-match", "lose-deal", "random-move"],
+                   help="what a violation costs (default lose-match)")
+    p.add_argument("--no-duplicate", action="store_true", help="give every match its own deals")
+    p.add_argument("--concurrency", type=int, default=None, help="matches at once (default: CPU count)")
+    p.add_argument("--names", nargs=2, metavar=("NAME_A", "NAME_B"), help="names shown for the two bots")
+    p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
+                   help="stop early by SPRT, e.g. --sprt elo0=0 elo1=20 alpha=0.05 beta=0.05")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    commands["match"] = cmd_match
+
+
+def _duration(text: str, what: str) -> int:
+    from arena.tournament.config import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as e:
+        raise ConfigError(f"{what}: {e}") from None
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.botspec import resolve_command
+    from arena.referee.clock import TimeControl
+    from arena.referee.match import Player
+    from arena.referee.process import BotSpec
+    from arena.referee.series import play_series
+
+    if args.matches < 1:
+        raise ConfigError("--matches must be at least 1")
+    rules = RuleSet.from_dict(args.variant).with_overrides(_overrides(args.set))
+    tc = TimeControl(
+        move_ms=_duration(args.move_time, "--move-time"),
+        bank_ms=None if args.bank is None else _duration(args.bank, "--bank"),
+        handshake_ms=_duration(args.handshake_time, "--handshake-time"),
+    )
+    names = args.names or _default_names(args.bot_a, args.bot_b)
+    cwd = Path.cwd()
+    a = Player(BotSpec(names[0], tuple(resolve_command(args.bot_a, cwd))), tc)
+    b = Player(BotSpec(names[1], tuple(resolve_command(args.bot_b, cwd))), tc)
+    sprt = None
+    if args.sprt:
+        from arena.stats import Sprt, parse_sprt_args
+
+        try:
+            sprt = Sprt(**parse_sprt_args(args.sprt))
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"--sprt: {e}") from None
+    concurrency = args.concurrency or os.cpu_count() or 1
+    fed: dict[int, float] = {}
+    next_index = [0]
+
+    def on_record(sm: Any, rec: Any) -> bool:
+        if not args.json:
+            print(f"  match {sm.index + 1}/{args.matches}: {rec.bots[0]} {rec.score[0]}-{rec.score[1]} "
+                  f"{rec.bots[1]}" + (f" ({rec.reason})" if rec.reason != "target" else ""), file=sys.stderr)
+        if sprt is None:
+            return False
+        fed[sm.index] = 1.0 if rec.winner_name == names[0] else 0.0
+        # feed the SPRT in match order so the verdict does not depend on which match finished first
+        while next_index[0] in fed:
+            sprt.update(fed.pop(next_index[0]))
+            next_index[0] += 1
+            if sprt.verdict is not None:
+                return True
+        return False
+
+    pairs = trio.run(play_series, a, b, rules, args.matches, args.seed, not args.no_duplicate, concurrency,
+                     args.policy, on_record)
+    if sprt is not None:
+        pairs = pairs[: next_index[0]]
+    summary = summarize(names, [rec for _, rec in pairs], rules, args.seed)
+    if sprt is not None:
+        summary["sprt"] = {"verdict": sprt.verdict, "llr": round(sprt.llr, 4),
+                           "bounds": [round(x, 4) for x in sprt.bounds], "games": next_index[0]}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(format_summary(summary))
+    return 0
+
+
+def _default_names(a: str, b: str) -> tuple[str, str]:
+    def name(cmd: str) -> str:
+        tokens = cmd.split()
+        script = next((t for t in tokens[1:] if not t.startswith("-")), tokens[0]) if tokens else "bot"
+        return Path(script).stem or "bot"
+
+    na, nb = name(a), name(b)
+    if na == nb:
+        na, nb = na + "-1", nb + "-2"
+    return na, nb
+
+
+def _overrides(items: list[str] | None) -> dict[str, Any]:
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ArenaError(f"--set {item!r}: expected NAME=VALUE, e.g. --set match_target=7")
+        key, value = item.split("=", 1)
+        out[key] = yaml.safe_load(value)
+    return out
+
+
+def summarize(names: tuple[str, str], records: list[Any], rules: RuleSet, seed: int) -> dict[str, Any]:
+    wins: Counter[str] = Counter()
+    game_points: Counter[str] = Counter()
+    deals_won: Counter[str] = Counter()
+    terminations: dict[str, Counter[str]] = {n: Counter() for n in names}
+    deals = 0
+    for rec in records:
+        if rec.winner_name is not None:
+            wins[rec.winner_name] += 1
+        for seat in (0, 1):
+            game_points[rec.bots[seat]] += rec.score[seat]
+        for d in rec.deals:
+            deals += 1
+            if d.get("winner") is not None:
+                deals_won[rec.bots[d["winner"]]] += 1
+        for t in rec.terminations:
+            terminations[t.bot][t.kind] += 1
+    return {
+        "variant": rules.name,
+        "seed": seed,
+        "matches": len(records),
+        "bots": list(names),
+        "wins": {n: wins[n] for n in names},
+        "game_points": {n: game_points[n] for n in names},
+        "deals": {"played": deals, "won": {n: deals_won[n] for n in names}},
+        "terminations": {n: dict(terminations[n]) for n in names},
+    }
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    a, b = s["bots"]
+    n = s["matches"]
+    lines = [f"{a} vs {b}: {n} matches of {s['variant']}, seed {s['seed']}, {s['deals']['played']} deals"]
+    width = max(len(a), len(b))
+    for name in (a, b):
+        w = s["wins"][name]
+        term = ", ".join(f"{k} {v}" for k, v in sorted(s["terminations"][name].items())) or "none"
+        lines.append(
+            f"  {name:<{width}}  {w:>4} wins ({100 * w / max(n, 1):5.1f}%)  {s['game_points'][name]:>5} game points"
+            f"  {s['deals']['won'][name]:>5} deals won  terminations: {term}"
+        )
+    if "sprt" in s:
+        sp = s["sprt"]
+        verdict = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)", None: "no verdict yet"}[sp["verdict"]]
+        lines.append(f"  SPRT: {verdict}; LLR {sp['llr']:+.3f} in [{sp['bounds'][0]:+.3f}, {sp['bounds'][1]:+.3f}]"
+                     f" after {sp['games']} games")
+    return "\n".join(lines)

@@ -1,0 +1,365 @@
+"""One bot process: spawn it in its own session, drain its pipes, stop its whole process group.
+
+Bots are strangers' code. Each runs in a new session (so its process group is ours to kill), in its own
+working directory, with a minimal environment and resource limits. stdout is split into lines by the
+protocol's LineSplitter (so a 10 MB line without a newline is caught at 4 KiB); stderr is read all the
+time into a capped log, so a chatty bot never blocks on a full pipe. Stopping sends SIGTERM to the group,
+waits a short grace, sends SIGKILL, and reaps what is left: the referee makes itself a child subreaper,
+so a bot's forked children that outlive it are re-parented to us and reaped here, not left as zombies.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from arena.protocol.codec import BotProtocolError, LineSplitter
+
+STDERR_CAP = 64 * 1024
+TRANSCRIPT_LINE_CAP = 300  # characters of one transcript line kept (the raw 10 MB line is not kept)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-process resource limits (None = unlimited)."""
+
+    memory_bytes: int | None = 2 * 1024**3
+    cpu_seconds: int | None = None
+    processes: int | None = None  # RLIMIT_NPROC counts all the user's processes, so off by default
+    file_size_bytes: int | None = 64 * 1024**2
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    name: str
+    argv: tuple[str, ...]
+    cwd: Path | None = None  # None: a fresh temporary directory per process
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A complete line from the bot's stdout, with its arrival time (trio clock, seconds)."""
+
+    raw: bytes
+    at: float
+
+
+@dataclass(frozen=True)
+class Eof:
+    """stdout closed (or the process exited and its stdout is drained)."""
+
+    at: float
+    exited: bool
+    returncode: int | None
+
+
+@dataclass(frozen=True)
+class Broken:
+    """The bot's byte stream broke the protocol below the line level (over-long line)."""
+
+    error: BotProtocolError
+    at: float
+
+
+Incoming = Line | Eof | Broken
+
+
+def _make_subreaper() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # not Linux: orphans go to init as usual
+        pass
+
+
+_make_subreaper()
+
+
+def _preexec(limits: Limits) -> None:
+    def apply() -> None:
+        for res, value in (
+            (resource.RLIMIT_AS, limits.memory_bytes),
+            (resource.RLIMIT_CPU, limits.cpu_seconds),
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_FSIZE, limits.file_size_bytes),
+        ):
+            if value is not None:
+                resource.setrlimit(res, (value, value))
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    return apply  # type: ignore[return-value]
+
+
+def bot_environment(cwd: str) -> dict[str, str]:
+    """A minimal environment: enough to find interpreters and speak UTF-8, nothing of the referee's."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": cwd,
+        "TMPDIR": cwd,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+class Transcript:
+    """Every line both ways with a timestamp (ms since the transcript began), plus notes."""
+
+    def __init__(self) -> None:
+        self.start = trio.current_time()
+        self.entries: list[tuple[float, str, str]] = []
+
+    def add(self, direction: str, text: str, at: float | None = None) -> None:
+        t = (trio.current_time() if at is None else at) - self.start
+        if len(text) > TRANSCRIPT_LINE_CAP:
+            text = text[:TRANSCRIPT_LINE_CAP] + f"... [{len(text)} characters]"
+        self.entries.append((round(t * 1000, 3), direction, text))
+
+    def restart(self) -> None:
+        self.start = trio.current_time()
+        self.entries = []
+
+
+class BotProcess:
+    """A running bot. Create with ``open_bot``; it is stopped and reaped when the block exits."""
+
+    def __init__(self, spec: BotSpec, proc: trio.Process, own_dir: str | None, kill_grace: float) -> None:
+        self.spec = spec
+        self.proc = proc
+        self.own_dir = own_dir  # a temporary working directory to remove after the process
+        self.kill_grace = kill_grace
+        self._scope = trio.CancelScope()
+        self._stopped = False
+        self.transcript = Transcript()
+        self.stderr = bytearray()
+        self.stderr_dropped = 0
+        self._send, self._receive = trio.open_memory_channel[Incoming](math.inf)
+        self._stdout_done = trio.Event()
+        self.exited = trio.Event()
+        self.returncode: int | None = None
+        self.name = spec.name
+
+    # -- background tasks
+    async def _run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        with self._scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._read_stdout)
+                nursery.start_soon(self._read_stderr)
+                nursery.start_soon(self._watch_exit)
+                task_status.started()
+
+    async def _read_stdout(self) -> None:
+        splitter = LineSplitter()
+        stream = self.proc.stdout
+        assert stream is not None
+        try:
+            while True:
+                try:
+                    data = await stream.receive_some(65536)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                if not data:
+                    break
+                now = trio.current_time()
+                try:
+                    lines = splitter.feed(data)
+                except BotProtocolError as e:
+                    self._send.send_nowait(Broken(e, now))
+                    return
+                for raw in lines:
+                    self._send.send_nowait(Line(raw, now))
+        finally:
+            self._stdout_done.set()
+        # stdout closed: the process may or may not have exited; give it a moment to tell
+        with trio.move_on_after(0.2):
+            await self.exited.wait()
+        self._send.send_nowait(Eof(trio.current_time(), self.exited.is_set(), self.returncode))
+
+    async def _read_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        while True:
+            try:
+                data = await stream.receive_some(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+            if not data:
+                return
+            room = STDERR_CAP - len(self.stderr)
+            if room > 0:
+                self.stderr += data[:room]
+            self.stderr_dropped += max(0, len(data) - max(room, 0))
+
+    async def _watch_exit(self) -> None:
+        self.returncode = await self.proc.wait()
+        self.exited.set()
+        # A bot whose forked child holds stdout open never gives us EOF: its exit is what counts.
+        with trio.move_on_after(0.2):
+            await self._stdout_done.wait()
+        if not self._stdout_done.is_set():
+            self._send.send_nowait(Eof(trio.current_time(), True, self.returncode))
+
+    # -- protocol-level I/O
+    async def send(self, lines: Sequence[str]) -> bool:
+        """Write lines in one write. False if the bot's stdin is gone (it exited or closed it)."""
+        if not lines:
+            return True
+        data = ("\n".join(lines) + "\n").encode()
+        for line in lines:
+            self.transcript.add(">", line)
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            # A bot that stopped reading can fill the pipe; never wait on it for long.
+            with trio.fail_after(5):
+                await stdin.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
+            return False
+        return True
+
+    def pending_now(self) -> list[Incoming]:
+        """Everything that arrived and has not been received yet (without waiting)."""
+        out: list[Incoming] = []
+        while True:
+            try:
+                out.append(self._receive.receive_nowait())
+            except trio.WouldBlock:
+                return out
+
+    async def receive(self) -> Incoming:
+        return await self._receive.receive()
+
+    def stderr_text(self) -> str:
+        text = self.stderr.decode("utf-8", "replace")
+        if self.stderr_dropped:
+            text += f"\n[arena: {self.stderr_dropped} more bytes of stderr dropped]"
+        return text
+
+    def take_stderr(self) -> str:
+        text = self.stderr_text()
+        self.stderr = bytearray()
+        self.stderr_dropped = 0
+        return text
+
+    @property
+    def alive(self) -> bool:
+        return not self.exited.is_set()
+
+    def exit_description(self) -> str:
+        rc = self.returncode
+        if rc is None:
+            return "still running"
+        if rc < 0:
+            try:
+                return f"killed by signal {signal.Signals(-rc).name}"
+            except ValueError:
+                return f"killed by signal {-rc}"
+        return f"exited with status {rc}"
+
+    async def stop(self) -> None:
+        """SIGTERM the group, wait the grace, SIGKILL the group, reap everything of it. Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        pgid = self.proc.pid
+        with trio.CancelScope(shield=True):
+            if not self.exited.is_set():
+                _killpg(pgid, signal.SIGTERM)
+                with trio.move_on_after(self.kill_grace):
+                    await self.exited.wait()
+            _killpg(pgid, signal.SIGKILL)
+            with trio.move_on_after(5):
+                await self.exited.wait()
+            _reap_group(pgid)
+            self._scope.cancel()
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    await stream.aclose()
+        if self.own_dir:
+            shutil.rmtree(self.own_dir, ignore_errors=True)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap_group(pgid: int) -> None:
+    """Reap children of ours that were in the bot's process group (its orphans, re-parented to us)."""
+    me = os.getpid()
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # fields after the command (which may contain spaces) start after the last ')'
+        rest = stat[stat.rfind(b")") + 2:].split()
+        ppid, pg = int(rest[1]), int(rest[2])
+        if ppid == me and pg == pgid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.0) -> BotProcess:
+    """Start the bot; its pipe readers run in ``nursery`` until ``bot.stop()``.
+
+    Raises OSError if the program cannot be started at all (the caller names that a crash).
+    """
+    own_dir = spec.cwd is None
+    workdir = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-") if own_dir else str(spec.cwd)
+    try:
+        proc = await trio.lowlevel.open_process(
+            list(spec.argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=workdir,
+            env=bot_environment(workdir),
+            start_new_session=True,
+            preexec_fn=_preexec(spec.limits),
+        )
+    except BaseException:
+        if own_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    bot = BotProcess(spec, proc, workdir if own_dir else None, kill_grace)
+    await nursery.start(bot._run)
+    return bot
+
+
+@asynccontextmanager
+async def open_bot(spec: BotSpec, kill_grace: float = 1.0) -> AsyncIterator[BotProcess]:
+    """Start the bot for the duration of the block; it is stopped and reaped on the way out."""
+    async with trio.open_nursery() as nursery:
+        bot = await start_bot(spec, nursery, kill_grace)
+        try:
+            yield bot
+        finally:
+            with trio.CancelScope(shield=True):
+                await bot.stop()

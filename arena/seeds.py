@@ -1,0 +1,14 @@
+"""Seed derivation: every random choice in arena takes a seed derived here from named parts.
+
+sha256 of the parts joined by '/', never Python's hash() (which is salted per process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from the parts, stable across processes, machines and Python versions."""
+    text = "/".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
