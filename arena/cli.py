@@ -63,9 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_parsers() -> list[Callable[..., None]]:
     # Their modules import trio and the referee only when a command runs, so `arena rules` stays light.
-    from arena.commands import add_match_parser
+    from arena.commands import add_match_parser, add_run_parser
 
-    return [add_match_parser]
+    return [add_match_parser, add_run_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -73,10 +73,10 @@ def cmd_match(args: argparse.Namespace) -> int:
     b = Player(BotSpec(names[1], tuple(resolve_command(args.bot_b, cwd))), tc)
     sprt = None
     if args.sprt:
-        from arena.stats import Sprt, parse_sprt_args
+        from arena.stats import parse_sprt_args
 
         try:
-            sprt = Sprt(**parse_sprt_args(args.sprt))
+            sprt = parse_sprt_args(args.sprt)
         except (ValueError, TypeError) as e:
             raise ConfigError(f"--sprt: {e}") from None
     concurrency = args.concurrency or os.cpu_count() or 1
@@ -184,3 +184,143 @@ def format_summary(s: dict[str, Any]) -> str:
         lines.append(f"  SPRT: {verdict}; LLR {sp['llr']:+.3f} in [{sp['bounds'][0]:+.3f}, {sp['bounds'][1]:+.3f}]"
                      f" after {sp['games']} games")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------- arena run
+def add_run_parser(sub: Any, commands: dict[str, Any]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run (or resume) a tournament from a YAML file",
+        description="Run every scheduled match of a tournament, store each result in the database as it "
+        "is final, and write the HTML report. Run it again to resume an interrupted tournament.",
+    )
+    p.add_argument("config", type=Path, help="the tournament YAML file (see docs/CONFIG.md)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--fresh", action="store_true", help="delete the tournament's database and start over")
+    group.add_argument("--force", action="store_true",
+                       help="continue a tournament whose configuration changed, on purpose")
+    p.add_argument("--concurrency", type=int, default=None, help="override the config's concurrency")
+    p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
+    commands["run"] = cmd_run
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    import trio
+
+    from arena.tournament.build import bot_provenance, run_builds
+    from arena.tournament.config import load_config
+    from arena.tournament.runner import Progress, ProgressDisplay, run_matches, schedule_rows
+    from arena.tournament.schedule import build_schedule
+    from arena.tournament.store import Store
+
+    config = load_config(args.config)
+    if args.concurrency is not None:
+        if args.concurrency < 1:
+            raise ConfigError("--concurrency must be at least 1")
+        config = dataclasses.replace(config, concurrency=args.concurrency)
+    builds = run_builds(config)
+    provenance = bot_provenance(config, builds)
+    schedule = build_schedule(config)
+    if args.fresh:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(config.database) + suffix).unlink(missing_ok=True)
+    store = Store(config.database)
+    try:
+        store.begin(
+            config.name, str(config.source), config.text, config.hash, config.rules.to_dict(), config.seed,
+            config.format, schedule_rows(schedule),
+            [{"name": b["name"], "command": b["command"], "argv": json.dumps(b.get("argv", [])),
+              "hash": b["hash"], "build_output": b.get("build_output") or ""} for b in provenance],
+            force=args.force,
+        )
+        pending = store.pending(config.name)
+        total = store.count(config.name)
+        progress = Progress(total=total, done=total - len(pending), done_before=total - len(pending))
+        for row in store.results(config.name):
+            progress.add(row["winner"], (row["seat0"], row["seat1"]))
+        progress.done = progress.done_before
+        report = _ReportWriter(store, config, enabled=not args.no_report)
+        print(f"arena: {config.name}: {total} matches, {len(pending)} to play, concurrency {config.concurrency}, "
+              f"database {config.database}", file=sys.stderr)
+        interrupted = False
+        with ProgressDisplay(progress, config.name) as display:
+
+            def on_done(rec: Any) -> None:
+                display.update()
+                report.maybe()
+
+            try:
+                trio.run(run_matches, config, store, pending, progress, on_done)
+            except KeyboardInterrupt:
+                interrupted = True
+        store.finish(config.name)
+        report.write()
+        print(standings_text(store, config.name))
+        if report.enabled:
+            print(f"report: {report.index}")
+        if interrupted:
+            left = store.count(config.name) - store.count(config.name, "done")
+            print(f"arena: interrupted; {left} matches left. Run the same command again to resume.", file=sys.stderr)
+            return 130
+        return 0
+    finally:
+        store.close()
+
+
+class _ReportWriter:
+    """Renders the report at most every few seconds while a tournament runs, and once at the end."""
+
+    INTERVAL_S = 5.0
+
+    def __init__(self, store: Any, config: Any, enabled: bool) -> None:
+        self.store = store
+        self.config = config
+        self.enabled = enabled
+        self.last = 0.0
+        self.index = Path(config.report_dir) / "index.html"
+
+    def maybe(self) -> None:
+        import time
+
+        if self.enabled and time.monotonic() - self.last >= self.INTERVAL_S:
+            self.write(final=False)
+
+    def write(self, final: bool = True) -> None:
+        import time
+
+        if not self.enabled:
+            return
+        self.last = time.monotonic()
+        try:
+            from arena.report import render_report
+        except ImportError:  # the report package is optional until it exists
+            self.enabled = False
+            return
+        render_report(self.store, Path(self.config.report_dir), index_only=not final)
+
+
+def standings_text(store: Any, name: str) -> str:
+    from arena.stats import Result, ratings
+
+    rows = store.results(name)
+    results = [Result(r["seat0"], r["seat1"], 1.0 if r["winner_seat"] == 0 else 0.0,
+                      f"{r['bot_a']}/{r['bot_b']}/{r['pair_index']}") for r in rows if r["winner_seat"] is not None]
+    if not results:
+        return "no results yet"
+    rt = ratings(results, bootstrap=200, seed=0)
+    wins: Counter[str] = Counter()
+    played: Counter[str] = Counter()
+    for r in results:
+        played[r.first] += 1
+        played[r.second] += 1
+        wins[r.first if r.score == 1.0 else r.second] += 1
+    width = max(len(x.bot) for x in rt)
+    out = [f"{'rank':>4}  {'bot':<{width}}  {'elo':>6}  {'95% interval':>15}  {'won':>4} {'lost':>4}  score"]
+    for i, x in enumerate(rt, 1):
+        interval = "" if x.lo is None else f"[{x.lo:+.0f}, {x.hi:+.0f}]"
+        out.append(f"{i:>4}  {x.bot:<{width}}  {x.elo:>+6.0f}  {interval:>15}  {wins[x.bot]:>4} "
+                   f"{played[x.bot] - wins[x.bot]:>4}  {100 * wins[x.bot] / played[x.bot]:5.1f}%")
+    out.extend(f"note: {n}" for n in rt.notes)
+    return "\n".join(out)
