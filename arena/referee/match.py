@@ -58,7 +58,7 @@ class BotHandle:
         self.kill_grace = kill_grace
         self.bot: BotProcess | None = None
         self.hello: m.BotHello | None = None
-        self.spawns = 0
+        self.pids: list[int] = []  # every process started for this handle (each leads its own group)
 
     @property
     def name(self) -> str:
@@ -73,7 +73,7 @@ class BotHandle:
         except OSError as e:
             raise Violation("crash", f"cannot start {' '.join(self.player.spec.argv)}: {e}") from None
         self.bot = bot
-        self.spawns += 1
+        self.pids.append(bot.proc.pid)
         self.hello = await _handshake(bot, self.player.time)
         return bot
 
@@ -170,9 +170,9 @@ class _Seat:
         self.transcript: list[tuple[float, str, str]] = []
         self.stderr: list[str] = []
 
-    def harvest(self) -> None:
-        """Move the current process's transcript and stderr into the match record's copy."""
-        bot = self.handle.bot
+    def harvest(self, bot: BotProcess | None = None) -> None:
+        """Move a process's transcript and stderr (default: the current one's) into the match's copy."""
+        bot = bot or self.handle.bot
         if bot is not None:
             self.transcript.extend(bot.transcript.entries)
             bot.transcript.entries = []
@@ -269,8 +269,9 @@ class MatchRunner:
             bot = await seat.handle.start()
         except Violation as v:
             self._terminate(seat, v, deal)
-            seat.harvest()
+            bot = seat.handle.bot
             await seat.handle.discard(v)
+            seat.harvest(bot)
             self.match.concede(seat.index)
             self.record.reason = v.kind
             return False
@@ -310,6 +311,8 @@ class MatchRunner:
             msg = _decode(bot, item)
             if isinstance(msg, m.Info):
                 continue
+            if item.at < sent:  # written before the request was: a reply to nothing
+                raise Violation("unexpected", "a line arrived when no decision was asked for", _show(item))
             if not isinstance(msg, m.Reply):
                 raise Violation("malformed", "expected an action", _show(item))
             think = (item.at - sent) * 1000
@@ -327,8 +330,9 @@ class MatchRunner:
         """Apply the violation policy. Returns an action to play instead, or None when the deal is over."""
         self._terminate(seat, v, index)
         seat.violations += 1
-        seat.harvest()
+        bot = seat.handle.bot
         await seat.handle.discard(v)
+        seat.harvest(bot)
         policy = self.policy if seat.violations < MAX_VIOLATIONS else "lose-match"
         seat.outbox.clear()  # a new process starts from the match line
         if policy == "lose-match" or not await self._ensure_started(seat, index):

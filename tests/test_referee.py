@@ -1,0 +1,147 @@
+"""The referee against misbehaving bots: real executables, real pipes, real short time limits.
+
+Every bad bot must end in its named termination, within a bounded time, with nothing left in the process
+table, and the referee must go on to play a clean match afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.game import preset
+from arena.referee.clock import TimeControl
+from arena.referee.match import MAX_VIOLATIONS, BotHandle, Player, play_match
+from arena.referee.process import BotSpec
+
+BOTS = Path(__file__).parent / "bots"
+TC = TimeControl(move_ms=300, handshake_ms=1500, grace_ms=50)
+SANTASE = preset("santase")
+
+
+def player(name: str, *args: str, tc: TimeControl = TC) -> Player:
+    return Player(BotSpec(name, (str(BOTS / f"{name}.py"), *args)), tc)
+
+
+def alive_in_groups(pgids: list[int]) -> list[str]:
+    """Processes (zombies included) still in any of the bots' process groups."""
+    left = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2:].split()
+        if int(rest[2]) in pgids:
+            left.append(f"pid {entry} state {rest[0].decode()}")
+    return left
+
+
+async def play(bad: Player, seat: int = 0, policy: str = "lose-match", rules=SANTASE):
+    async with trio.open_nursery() as nursery:
+        good = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+        handles = [BotHandle(bad, nursery), BotHandle(good, nursery)]
+        if seat == 1:
+            handles.reverse()
+        with trio.fail_after(60):  # only stops a hang; the limits above are what is tested
+            rec = await play_match("m", (handles[0].player, handles[1].player), rules, 7, 7, policy,
+                                   handles=(handles[0], handles[1]))
+        for h in handles:
+            await h.quit()
+    pgids = [pid for h in handles for pid in h.pids]
+    return rec, pgids
+
+
+CASES = [
+    ("silent", (), "handshake"),
+    ("bad_version", (), "handshake"),
+    ("crash_start", (), "crash"),
+    ("slow", ("1500",), "timeout"),
+    ("sleep_after_hello", (), "timeout"),
+    ("ignore_term", (), "timeout"),
+    ("exit_mid_deal", ("3",), "crash"),
+    ("fork_child", (), "crash"),
+    ("garbage", (), "malformed"),
+    ("huge_line", (), "overlong"),
+    ("bad_utf8", (), "encoding"),
+    ("illegal_card", (), "illegal"),
+    ("not_held", (), "illegal"),
+    ("unexpected", (), "unexpected"),
+    ("closed_stdout", (), "disconnect"),
+]
+
+
+@pytest.mark.parametrize("name,args,kind", CASES, ids=[c[0] for c in CASES])
+async def test_misbehaving_bot_gets_its_named_termination(name, args, kind):
+    rec, pgids = await play(player(name, *args))
+    assert [(t.kind, t.bot) for t in rec.terminations] == [(kind, name)]
+    assert rec.winner == 1 and rec.reason == kind  # default policy: the offender loses the match
+    assert rec.terminations[0].detail
+    assert alive_in_groups(pgids) == []
+    # the transcript says why, for the bot's author
+    assert any(d == "!" and kind in text for _, d, text in rec.transcripts[0])
+    # and the referee is healthy for the next match
+    clean, pgids = await play(player("good"))
+    assert clean.terminations == [] and clean.reason == "target" and max(clean.score) >= 11
+    assert alive_in_groups(pgids) == []
+
+
+async def test_offending_line_is_recorded():
+    rec, _ = await play(player("garbage"), seat=1)
+    term = rec.terminations[0]
+    assert term.seat == 1 and term.line == "hello world ~~~"
+    assert ("<", "hello world ~~~") in [(d, t) for _, d, t in rec.transcripts[1]]
+
+
+async def test_error_line_is_sent_before_the_bot_is_stopped():
+    rec, _ = await play(player("not_held"))
+    sent = [t for _, d, t in rec.transcripts[0] if d == ">"]
+    assert sent[-1].startswith("error illegal ")
+
+
+async def test_stderr_flood_is_drained_and_capped():
+    rec, pgids = await play(player("stderr_flood"))
+    assert rec.terminations == [] and rec.reason == "target"
+    assert 0 < len(rec.stderr[0]) < 200_000 and "dropped" in rec.stderr[0]
+    assert alive_in_groups(pgids) == []
+
+
+async def test_time_bank_absorbs_slow_decisions():
+    tc = TimeControl(move_ms=100, bank_ms=60_000, handshake_ms=1500, grace_ms=50)
+    rec, _ = await play(player("slow", "150", tc=tc), rules=preset("schnapsen").with_overrides({"match_target": 1}))
+    assert rec.terminations == []
+    assert all(t >= 150 for t in rec.think_ms[0])
+
+
+async def test_lose_deal_policy_restarts_the_bot_and_goes_on():
+    rec, pgids = await play(player("exit_mid_deal", "3"), policy="lose-deal")
+    assert len(rec.terminations) >= 2 and all(t.kind == "crash" for t in rec.terminations)
+    forfeits = [d for d in rec.deals if d["forfeit"]]
+    assert forfeits and all(d["reason"] == "forfeit" and d["winner"] == 1 for d in forfeits)
+    assert rec.winner == 1
+    assert alive_in_groups(pgids) == []
+
+
+async def test_random_move_policy_substitutes_and_counts():
+    rec, _ = await play(player("illegal_card"), policy="random-move",
+                        rules=SANTASE.with_overrides({"match_target": 1}))
+    assert rec.substitutions[0] >= 1
+    if rec.reason == "illegal":  # after MAX_VIOLATIONS even this policy forfeits the match
+        assert len(rec.terminations) == MAX_VIOLATIONS and rec.substitutions[0] == MAX_VIOLATIONS - 1
+    else:
+        assert len(rec.terminations) == rec.substitutions[0]
+
+
+async def test_same_seed_same_match():
+    a = Player(BotSpec("random", (sys.executable, str(BOTS.parent.parent / "bots/random.py"), "--seed", "3")), TC)
+    b = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+    r1 = await play_match("m", (a, b), SANTASE, 11, 11)
+    r2 = await play_match("m", (a, b), SANTASE, 11, 11)
+    assert [d["actions"] for d in r1.deals] == [d["actions"] for d in r2.deals]
+    assert r1.score == r2.score
