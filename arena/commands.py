@@ -37,6 +37,8 @@ def add_match_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--names", nargs=2, metavar=("NAME_A", "NAME_B"), help="names shown for the two bots")
     p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
                    help="stop early by SPRT, e.g. --sprt elo0=0 elo1=20 alpha=0.05 beta=0.05")
+    p.add_argument("--transcripts", type=Path, metavar="DIR",
+                   help="write every match's transcript (both bots' lines and stderr) into DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     commands["match"] = cmd_match
 
@@ -102,6 +104,9 @@ def cmd_match(args: argparse.Namespace) -> int:
                      args.policy, on_record)
     if sprt is not None:
         pairs = pairs[: next_index[0]]
+    if args.transcripts:
+        for _, rec in pairs:
+            write_transcripts(rec, args.transcripts)
     summary = summarize(names, [rec for _, rec in pairs], rules, args.seed)
     if sprt is not None:
         summary["sprt"] = {"verdict": sprt.verdict, "llr": round(sprt.llr, 4),
@@ -111,6 +116,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     else:
         print(format_summary(summary))
     return 0
+
+
+def write_transcripts(rec: Any, directory: Path) -> None:
+    """One text file per seat: ``<ms> <direction> <line>``, then the bot's stderr."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for seat in (0, 1):
+        lines = [f"{ms:10.3f} {d} {text}" for ms, d, text in rec.transcripts[seat]]
+        if rec.stderr[seat]:
+            lines += ["", "--- stderr ---", rec.stderr[seat]]
+        (directory / f"{rec.match_id}-seat{seat}-{rec.bots[seat]}.log").write_text("\n".join(lines) + "\n")
 
 
 def _default_names(a: str, b: str) -> tuple[str, str]:

@@ -28,7 +28,7 @@ import trio
 from arena.protocol.codec import BotProtocolError, LineSplitter
 
 STDERR_CAP = 64 * 1024
-TRANSCRIPT_LINE_CAP = 300  # characters of one transcript line kept (the raw 10 MB line is not kept)
+TRANSCRIPT_LINE_CAP = 4200  # characters of one transcript line kept (bot lines are capped at 4 KiB anyway)
 
 
 @dataclass(frozen=True)
