@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
+from arena.tournament.schedule import MatchSpec
 
 from arena.referee.clock import TimeControl
-from arena.referee.match import BotHandle, Player, play_match
+from arena.referee.match import Player
+from arena.referee.pool import MatchPool
 from arena.referee.process import BotSpec, Limits
 from arena.referee.record import MatchRecord
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import Store
+from arena.tournament.worker import player_to_dict, run_in_workers
 
 
 @dataclass
@@ -86,33 +88,6 @@ def schedule_rows(schedule: list[MatchSpec]) -> list[dict[str, Any]]:
     ]
 
 
-class _Pool:
-    """Idle bot processes kept across matches when the config asks for reuse."""
-
-    def __init__(self, nursery: trio.Nursery, reuse: bool) -> None:
-        self.nursery = nursery
-        self.reuse = reuse
-        self.idle: dict[str, list[BotHandle]] = defaultdict(list)
-
-    def take(self, player: Player) -> BotHandle:
-        idle = self.idle[player.spec.name]
-        return idle.pop() if idle else BotHandle(player, self.nursery)
-
-    async def give_back(self, handle: BotHandle) -> None:
-        if self.reuse and handle.bot is not None and handle.bot.alive:
-            self.idle[handle.name].append(handle)
-        else:
-            await handle.quit()
-
-    async def close(self) -> None:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as n:
-                for handles in self.idle.values():
-                    for h in handles:
-                        n.start_soon(h.quit)
-            self.idle.clear()
-
-
 async def run_matches(
     config: TournamentConfig,
     store: Store,
@@ -120,32 +95,34 @@ async def run_matches(
     progress: Progress,
     on_done: Callable[[MatchRecord], None] | None = None,
 ) -> None:
-    limiter = trio.CapacityLimiter(max(1, config.concurrency))
     players = {b.name: player_for(config, b.name) for b in config.bots}
+
+    def finished(rec: MatchRecord) -> None:
+        store.save(rec)
+        progress.add(rec.winner_name, rec.bots)
+        progress.last = f"{rec.bots[0]} {rec.score[0]}-{rec.score[1]} {rec.bots[1]}" + (
+            f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
+        if on_done is not None:
+            on_done(rec)
+
+    if config.workers > 1:
+        setup = {
+            "players": [player_to_dict(p) for p in players.values()], "rules": config.rules.to_dict(),
+            "policy": config.on_violation, "reuse": config.reuse_bots, "concurrency": config.concurrency,
+        }
+        await run_in_workers(config.workers, setup, pending, lambda row: store.mark_running(row["id"]), finished)
+        return
+    limiter = trio.CapacityLimiter(max(1, config.concurrency))
     async with trio.open_nursery() as nursery:
-        pool = _Pool(nursery, config.reuse_bots)
+        pool = MatchPool(nursery, config.reuse_bots)
         try:
             async with trio.open_nursery() as matches:
 
                 async def one(row: dict[str, Any]) -> None:
                     async with limiter:
                         store.mark_running(row["id"])
-                        handles = (pool.take(players[row["seat0"]]), pool.take(players[row["seat1"]]))
-                        try:
-                            rec = await play_match(
-                                row["id"], (handles[0].player, handles[1].player), config.rules,
-                                row["deal_seed"], row["match_seed"], config.on_violation, handles=handles,
-                            )
-                        finally:
-                            with trio.CancelScope(shield=True):
-                                for h in handles:
-                                    await pool.give_back(h)
-                        store.save(rec)
-                    progress.add(rec.winner_name, rec.bots)
-                    progress.last = f"{rec.bots[0]} {rec.score[0]}-{rec.score[1]} {rec.bots[1]}" + (
-                        f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
-                    if on_done is not None:
-                        on_done(rec)
+                        rec = await pool.play(row, players, config.rules, config.on_violation)
+                        finished(rec)
 
                 for row in pending:
                     matches.start_soon(one, row)
@@ -167,8 +144,8 @@ class ProgressDisplay:
 
     def __enter__(self) -> ProgressDisplay:
         if self.tty:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
             from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._live = Progress(
                 TextColumn(f"[bold]{self.name}"), BarColumn(), MofNCompleteColumn(),

@@ -1,0 +1,48 @@
+"""Bot processes for a stream of matches: kept across matches when reuse is on, else one per match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from arena.game.variants import RuleSet
+from arena.referee.match import BotHandle, Player, play_match
+from arena.referee.record import MatchRecord
+
+
+class MatchPool:
+    """Bot processes kept across matches when reuse is on (else each match starts its own)."""
+
+    def __init__(self, nursery: trio.Nursery, reuse: bool) -> None:
+        self.nursery = nursery
+        self.reuse = reuse
+        self.idle: dict[str, list[BotHandle]] = {}
+
+    def take(self, player: Player) -> BotHandle:
+        idle = self.idle.get(player.spec.name)
+        return idle.pop() if idle else BotHandle(player, self.nursery)
+
+    async def give_back(self, handle: BotHandle) -> None:
+        if self.reuse and handle.bot is not None and handle.bot.alive:
+            self.idle.setdefault(handle.name, []).append(handle)
+        else:
+            await handle.quit()
+
+    async def close(self) -> None:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as n:
+                for handles in self.idle.values():
+                    for h in handles:
+                        n.start_soon(h.quit)
+            self.idle.clear()
+
+    async def play(self, row: dict[str, Any], players: dict[str, Player], rules: RuleSet, policy: Any) -> MatchRecord:
+        handles = (self.take(players[row["seat0"]]), self.take(players[row["seat1"]]))
+        try:
+            return await play_match(row["id"], (handles[0].player, handles[1].player), rules,
+                                    row["deal_seed"], row["match_seed"], policy, handles=handles)
+        finally:
+            with trio.CancelScope(shield=True):
+                for h in handles:
+                    await self.give_back(h)
