@@ -1,0 +1,372 @@
+"""Elo ratings by penalised maximum likelihood under Bradley-Terry, with a bootstrap over matches.
+
+Model, on the Elo scale: P(i beats j) = 1 / (1 + 10^(-(R_i - R_j + s) / 400)), where s is the seat-0
+advantage (when it is estimated, else 0) and i sits in seat 0. A match scored 0.5 counts as half a win
+for each side. Internally everything is in natural (logistic) units x = R * ln(10) / 400.
+
+Prior: every bot plays ``prior`` virtual drawn matches (default one) against a virtual opponent with a
+fixed rating; the seat advantage gets the same, as ``prior`` virtual drawn matches between two equal bots.
+Its log-density is -prior * log(2 cosh(x / 2)) up to a constant: flat near the centre, a linear pull far
+out, so it keeps the ratings of bots that won or lost everything finite and otherwise moves a rating by
+about as much as one extra drawn match would. Since the virtual opponent's rating is a free reference
+point, the choice of it does not change any rating difference; the reported ratings are then shifted so
+the anchor bot sits at ``anchor_value``.
+
+Fitting: Newton's method on the (strictly concave) penalised log-likelihood with backtracking, from
+sufficient statistics (matches and points per ordered pairing), which is fast because a tournament has
+far fewer pairings than matches. The bootstrap re-draws the resampling units (a duplicate pair, or a
+single match) with replacement, refits from the full-data solution and anchors each refit.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import mul
+
+from arena.stats.results import Result, bots_in_order, check_results, components, units
+
+#: Elo points per natural (logistic) unit: 400 / ln 10, about 173.7.
+ELO_PER_NAT = 400.0 / math.log(10.0)
+
+
+def expected_score(elo_diff: float) -> float:
+    """The expected score of a bot rated ``elo_diff`` Elo above its opponent: 1 / (1 + 10^(-d/400))."""
+    return 1.0 / (1.0 + math.pow(10.0, -elo_diff / 400.0))
+
+
+def elo_diff(score: float) -> float:
+    """The inverse of :func:`expected_score`: 400 * log10(score / (1 - score)); score in (0, 1)."""
+    if not 0.0 < score < 1.0:
+        raise ValueError(f"score must be strictly between 0 and 1, got {score!r}")
+    return 400.0 * math.log10(score / (1.0 - score))
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One bot's line in :class:`Ratings`: Elo, 95% bootstrap interval, matches and points."""
+
+    bot: str
+    elo: float
+    lo: float | None  #: 2.5% bootstrap quantile (None without a bootstrap)
+    hi: float | None  #: 97.5% bootstrap quantile
+    matches: int
+    points: float
+    component: int  #: index into ``Ratings.components``
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The result of :func:`ratings`.
+
+    ``table`` lists the bots best first. Ratings and intervals are relative to the anchor (whose interval
+    is therefore a single point). Ratings from different ``components`` of the results graph were never
+    connected by any chain of matches and are not comparable: their difference comes from the prior only.
+    """
+
+    table: tuple[Rating, ...]
+    anchor: str | None
+    anchor_value: float
+    components: tuple[tuple[str, ...], ...]
+    seat_advantage: float | None  #: Elo bonus of seat 0, when estimated
+    seat_interval: tuple[float, float] | None
+    bootstrap: int  #: number of bootstrap samples behind the intervals
+    prior: float  #: virtual drawn matches per bot
+    samples: Mapping[str, tuple[float, ...]] = field(repr=False, default_factory=dict)
+    """Every bootstrap sample's (anchored) rating per bot, in sample order."""
+
+    @property
+    def connected(self) -> bool:
+        return len(self.components) <= 1
+
+    @property
+    def notes(self) -> list[str]:
+        """Human-readable caveats to show next to the table (empty when there are none)."""
+        out = []
+        if not self.connected:
+            groups = "; ".join(", ".join(c) for c in self.components)
+            out.append(
+                f"the results split into {len(self.components)} groups that never met, directly or "
+                f"through common opponents ({groups}); ratings are only comparable within a group"
+            )
+        return out
+
+    def __getitem__(self, bot: str) -> Rating:
+        for r in self.table:
+            if r.bot == bot:
+                return r
+        raise KeyError(bot)
+
+    def __iter__(self) -> Iterator[Rating]:
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def comparable(self, a: str, b: str) -> bool:
+        """True when ``a`` and ``b`` are in the same component of the results graph."""
+        return self[a].component == self[b].component
+
+    def los(self, a: str, b: str) -> float | None:
+        """Likelihood of superiority of ``a`` over ``b``: the share of bootstrap samples in which ``a`` is
+        rated above ``b`` (ties count half). None without a bootstrap or across components."""
+        if a == b or not self.comparable(a, b) or not self.bootstrap:
+            return None
+        sa, sb = self.samples[a], self.samples[b]
+        above = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(sa, sb, strict=True))
+        return above / len(sa)
+
+    def los_matrix(self) -> dict[str, dict[str, float | None]]:
+        """``m[a][b] = self.los(a, b)`` for every two bots, in table order."""
+        names = [r.bot for r in self.table]
+        return {a: {b: self.los(a, b) for b in names} for a in names}
+
+
+def ratings(
+    results: Iterable[Result],
+    anchor: str | None = None,
+    anchor_value: float = 0.0,
+    seat_advantage: bool = False,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    prior: float = 1.0,
+) -> Ratings:
+    """Fit Elo ratings to ``results`` (see the module docstring for the model, prior and bootstrap).
+
+    ``anchor`` names the bot whose rating is fixed at ``anchor_value``; by default ``random`` when it
+    played, else the first bot to appear in the results. ``seat_advantage`` adds an estimated Elo bonus
+    for seat 0. ``bootstrap`` is the number of resamples behind the 95% intervals (0: no intervals);
+    ``seed`` makes them reproducible. ``prior`` is the number of virtual drawn matches per bot (> 0).
+    """
+    res = check_results(results)
+    if not prior > 0.0 or not math.isfinite(prior):
+        raise ValueError(f"prior must be a positive number of virtual matches, got {prior!r}")
+    if bootstrap < 0:
+        raise ValueError(f"bootstrap must be >= 0, got {bootstrap!r}")
+    bots = bots_in_order(res)
+    if anchor is not None and anchor not in bots:
+        raise ValueError(f"anchor bot {anchor!r} played no match")
+    if not bots:
+        return Ratings((), None, anchor_value, (), None, None, 0, prior)
+    if anchor is None:
+        anchor = "random" if "random" in bots else bots[0]
+    index = {b: n for n, b in enumerate(bots)}
+    k = len(bots)
+    comps = components(bots, res)
+    comp_of = {b: n for n, c in enumerate(comps) for b in c}
+
+    # Cells: one per pairing (per ordered pairing with a seat term), holding matches and seat-0 points.
+    cell_index: dict[tuple[int, int], int] = {}
+
+    def cell(r: Result) -> tuple[int, float]:
+        i, j, w = index[r.first], index[r.second], r.score
+        if not seat_advantage and i > j:
+            i, j, w = j, i, 1.0 - w
+        c = cell_index.setdefault((i, j), len(cell_index))
+        return c, w
+
+    # Each unit becomes a type: its summed contribution to the cells; identical units share a type.
+    type_index: dict[tuple[tuple[int, int, float], ...], int] = {}
+    unit_types: list[int] = []
+    for unit in units(res):
+        acc: dict[int, list[float]] = {}
+        for r in unit:
+            c, w = cell(r)
+            cw = acc.setdefault(c, [0.0, 0.0])
+            cw[0] += 1.0
+            cw[1] += w
+        key = tuple(sorted((c, int(cw[0]), cw[1]) for c, cw in acc.items()))
+        unit_types.append(type_index.setdefault(key, len(type_index)))
+    types = list(type_index)
+    ci = [0] * len(cell_index)
+    cj = [0] * len(cell_index)
+    for (i, j), c in cell_index.items():
+        ci[c], cj[c] = i, j
+
+    def totals(counts: Mapping[int, int]) -> tuple[list[float], list[float]]:
+        ns = [0.0] * len(ci)
+        ws = [0.0] * len(ci)
+        for t, times in counts.items():
+            for c, n, w in types[t]:
+                ns[c] += times * n
+                ws[c] += times * w
+        return ns, ws
+
+    m = k + (1 if seat_advantage else 0)
+    ns, ws = totals(Counter(unit_types))
+    x_hat = _fit(k, ci, cj, ns, ws, seat_advantage, prior, [0.0] * m, tol=1e-10)
+
+    at = index[anchor]
+
+    def anchored(x: Sequence[float]) -> list[float]:
+        shift = anchor_value - x[at] * ELO_PER_NAT
+        return [v * ELO_PER_NAT + shift for v in x[:k]]
+
+    elo = anchored(x_hat)
+    seat = x_hat[k] * ELO_PER_NAT if seat_advantage else None
+
+    rng = random.Random(seed)
+    per_bot: list[list[float]] = [[] for _ in range(k)]
+    seat_samples: list[float] = []
+    n_units = len(unit_types)
+    for _ in range(bootstrap):
+        ns, ws = totals(Counter(rng.choices(unit_types, k=n_units)))
+        x = _fit(k, ci, cj, ns, ws, seat_advantage, prior, x_hat, tol=1e-6)
+        for lst, v in zip(per_bot, anchored(x), strict=True):
+            lst.append(v)
+        if seat_advantage:
+            seat_samples.append(x[k] * ELO_PER_NAT)
+
+    matches = [0] * k
+    points = [0.0] * k
+    for r in res:
+        matches[index[r.first]] += 1
+        matches[index[r.second]] += 1
+        points[index[r.first]] += r.score
+        points[index[r.second]] += 1.0 - r.score
+
+    lines = []
+    for n, b in enumerate(bots):
+        lo = hi = None
+        if bootstrap:
+            lo, hi = _interval(per_bot[n])
+        lines.append(Rating(b, elo[n], lo, hi, matches[n], points[n], comp_of[b]))
+    lines.sort(key=lambda r: (-r.elo, index[r.bot]))
+    return Ratings(
+        table=tuple(lines),
+        anchor=anchor,
+        anchor_value=anchor_value,
+        components=tuple(tuple(c) for c in comps),
+        seat_advantage=seat,
+        seat_interval=_interval(seat_samples) if seat_advantage and bootstrap else None,
+        bootstrap=bootstrap,
+        prior=prior,
+        samples={b: tuple(per_bot[n]) for n, b in enumerate(bots)} if bootstrap else {},
+    )
+
+
+def _interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    s = sorted(values)
+    q = (1.0 - level) / 2.0
+    return _quantile(s, q), _quantile(s, 1.0 - q)
+
+
+def _quantile(s: Sequence[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    pos = q * (len(s) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def _fit(
+    k: int,
+    ci: Sequence[int],
+    cj: Sequence[int],
+    ns: Sequence[float],
+    ws: Sequence[float],
+    seat: bool,
+    prior: float,
+    start: Sequence[float],
+    tol: float,
+    max_iter: int = 200,
+) -> list[float]:
+    """Maximise the penalised log-likelihood by Newton's method with backtracking.
+
+    Parameters are k ratings (natural units, relative to the virtual opponent) and, with ``seat``, the
+    seat-0 advantage as parameter k. Cell c holds ns[c] matches of ci[c] (seat 0 when ``seat``) against
+    cj[c], of which ci[c] scored ws[c]. Stops when the largest Newton step is below ``tol``.
+    """
+    cells = [(i, j, n, w) for i, j, n, w in zip(ci, cj, ns, ws, strict=True) if n > 0.0]
+    x = list(start)
+    f, g, hess = _evaluate(k, cells, seat, prior, x)
+    for _ in range(max_iter):
+        delta = _solve_spd(hess, g)
+        step = max(abs(d) for d in delta)
+        if step < tol:
+            return [v + d for v, d in zip(x, delta, strict=True)]
+        t = 1.0
+        while True:
+            xn = [v + t * d for v, d in zip(x, delta, strict=True)]
+            fn, gn, hn = _evaluate(k, cells, seat, prior, xn)
+            if fn >= f - 1e-12 * (1.0 + abs(f)) or t < 1e-8:
+                break
+            t *= 0.5
+        x, f, g, hess = xn, fn, gn, hn
+    raise ArithmeticError("rating fit did not converge")  # pragma: no cover - concave, so it converges
+
+
+def _log_sigmoids(d: float) -> tuple[float, float, float]:
+    """p = 1 / (1 + e^-d), log p and log(1 - p), without overflow."""
+    if d >= 0.0:
+        e = math.exp(-d)
+        lp = -math.log1p(e)
+        return 1.0 / (1.0 + e), lp, lp - d
+    e = math.exp(d)
+    lq = -math.log1p(e)
+    return e / (1.0 + e), lq + d, lq
+
+
+def _evaluate(
+    k: int, cells: Sequence[tuple[int, int, float, float]], seat: bool, prior: float, x: Sequence[float]
+) -> tuple[float, list[float], list[list[float]]]:
+    """Penalised log-likelihood, its gradient and minus its Hessian (positive definite) at ``x``."""
+    m = len(x)
+    f = 0.0
+    g = [0.0] * m
+    a = [[0.0] * m for _ in range(m)]
+    h = x[k] if seat else 0.0
+    ak = a[k] if seat else a[0]
+    for i, j, n, w in cells:
+        p, lp, lq = _log_sigmoids(x[i] - x[j] + h)
+        f += w * lp + (n - w) * lq
+        r = w - n * p
+        c = n * p * (1.0 - p)
+        g[i] += r
+        g[j] -= r
+        ai, aj = a[i], a[j]
+        ai[i] += c
+        aj[j] += c
+        ai[j] -= c
+        aj[i] -= c
+        if seat:
+            g[k] += r
+            ak[k] += c
+            ai[k] += c
+            ak[i] += c
+            aj[k] -= c
+            ak[j] -= c
+    half = 0.5 * prior
+    for i in range(m):  # the prior: `prior` virtual draws per parameter, against a fixed 0
+        p, lp, lq = _log_sigmoids(x[i])
+        f += half * (lp + lq)
+        g[i] += half - prior * p
+        a[i][i] += prior * p * (1.0 - p)
+    return f, g, a
+
+
+def _solve_spd(a: Sequence[Sequence[float]], b: Sequence[float]) -> list[float]:
+    """Solve a x = b for symmetric positive definite a, by Cholesky."""
+    m = len(b)
+    low: list[list[float]] = []
+    for i in range(m):
+        li = [0.0] * m
+        ai = a[i]
+        for j in range(i):
+            lj = low[j]
+            li[j] = (ai[j] - sum(map(mul, li[:j], lj[:j]))) / lj[j]
+        d = ai[i] - sum(map(mul, li[:i], li[:i]))
+        # The prior makes a positive definite; guard against rounding for ratings far out in the tails.
+        li[i] = math.sqrt(d) if d > 1e-300 else 1e-150
+        low.append(li)
+    y = [0.0] * m
+    for i in range(m):
+        li = low[i]
+        y[i] = (b[i] - sum(map(mul, li[:i], y[:i]))) / li[i]
+    out = [0.0] * m
+    for i in range(m - 1, -1, -1):
+        out[i] = (y[i] - sum(low[t][i] * out[t] for t in range(i + 1, m))) / low[i][i]
+    return out

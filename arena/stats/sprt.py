@@ -1,0 +1,120 @@
+"""Sequential probability ratio test (Wald) for a match between two bots.
+
+H0: the candidate is ``elo0`` Elo stronger than its opponent; H1: it is ``elo1`` stronger. A match has no
+draws, so each match is a Bernoulli trial with success probability p0 = E(elo0) under H0 and p1 = E(elo1)
+under H1, E(d) = 1 / (1 + 10^(-d/400)). After the candidate scores s (1 win, 0 loss; 0.5 is treated as
+half of each) the log-likelihood ratio grows by s*log(p1/p0) + (1-s)*log((1-p1)/(1-p0)). The test stops
+the first time the LLR leaves (lower, upper) = (log(beta/(1-alpha)), log((1-beta)/alpha)): at or below
+the lower bound it accepts H0, at or above the upper bound H1. Wald's bounds keep the error rates at about
+alpha (accepting H1 when H0 holds) and beta (accepting H0 when H1 holds), usually a little below.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from arena.stats.ratings import expected_score
+
+
+class Sprt:
+    """A running SPRT; feed it the candidate's score in every match with :meth:`update`."""
+
+    def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> None:
+        for name, v in (("elo0", elo0), ("elo1", elo1), ("alpha", alpha), ("beta", beta)):
+            if not isinstance(v, int | float) or not math.isfinite(v):
+                raise ValueError(f"SPRT {name} must be a finite number, got {v!r}")
+        if elo0 == elo1:
+            raise ValueError(f"SPRT elo0 and elo1 must differ, both are {elo0!r}")
+        for name, v in (("alpha", alpha), ("beta", beta)):
+            if not 0.0 < v < 0.5:
+                raise ValueError(f"SPRT {name} must be between 0 and 0.5 (exclusive), got {v!r}")
+        self.elo0, self.elo1 = float(elo0), float(elo1)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.p0, self.p1 = expected_score(self.elo0), expected_score(self.elo1)
+        self.lower = math.log(self.beta / (1.0 - self.alpha))
+        self.upper = math.log((1.0 - self.beta) / self.alpha)
+        self._win = math.log(self.p1 / self.p0)
+        self._loss = math.log((1.0 - self.p1) / (1.0 - self.p0))
+        self.llr = 0.0
+        self.games = 0
+        self.points = 0.0
+        self._verdict: str | None = None
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper): accept H0 at or below lower, H1 at or above upper."""
+        return self.lower, self.upper
+
+    @property
+    def verdict(self) -> str | None:
+        """'H1' (accept elo1), 'H0' (accept elo0), or None while the test should go on.
+
+        The first crossing decides; matches fed in after it still move ``llr`` but not the verdict."""
+        return self._verdict
+
+    def update(self, score: float) -> str | None:
+        """Add one match in which the candidate scored ``score``; returns :attr:`verdict`."""
+        if not (isinstance(score, int | float) and 0.0 <= score <= 1.0):
+            raise ValueError(f"score must be between 0 and 1, got {score!r}")
+        self.llr += score * self._win + (1.0 - score) * self._loss
+        self.games += 1
+        self.points += score
+        if self._verdict is None:
+            if self.llr >= self.upper:
+                self._verdict = "H1"
+            elif self.llr <= self.lower:
+                self._verdict = "H0"
+        return self._verdict
+
+    def __repr__(self) -> str:
+        return f"Sprt(elo0={self.elo0:g}, elo1={self.elo1:g}, alpha={self.alpha:g}, beta={self.beta:g})"
+
+    def __str__(self) -> str:
+        state = {"H1": f"H1 accepted (elo1={self.elo1:g})", "H0": f"H0 accepted (elo0={self.elo0:g})"}
+        return (
+            f"SPRT elo0={self.elo0:g} elo1={self.elo1:g}: LLR {self.llr:.2f} in [{self.lower:.2f}, "
+            f"{self.upper:.2f}] after {self.games} matches ({self.points:g} points): "
+            f"{state.get(self._verdict or '', 'continue')}"
+        )
+
+
+_KEYS = ("elo0", "elo1", "alpha", "beta")
+
+
+def parse_sprt_args(args: str | Sequence[str]) -> Sprt:
+    """Build a :class:`Sprt` from ``"elo0=0 elo1=20 alpha=0.05 beta=0.05"`` (one string, or the CLI's
+    list of tokens; commas also separate). elo0 and elo1 are required, alpha and beta default to 0.05.
+    Raises ValueError naming the offending key."""
+    text = args if isinstance(args, str) else " ".join(args)
+    text = re.sub(r"\s*=\s*", "=", text.strip())
+    values: dict[str, float] = {}
+    for token in re.split(r"[\s,]+", text):
+        if not token:
+            continue
+        key, eq, raw = token.partition("=")
+        key = key.lower()
+        if not eq or not key:
+            raise ValueError(f"SPRT argument {token!r} is not key=value (keys: {', '.join(_KEYS)})")
+        if key not in _KEYS:
+            raise ValueError(f"unknown SPRT parameter {key!r} (expected {', '.join(_KEYS)})")
+        if key in values:
+            raise ValueError(f"SPRT parameter {key!r} given twice")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"SPRT parameter {key!r} must be a number, got {raw!r}") from None
+        if not math.isfinite(value):
+            raise ValueError(f"SPRT parameter {key!r} must be finite, got {raw!r}")
+        values[key] = value
+    for key in ("elo0", "elo1"):
+        if key not in values:
+            raise ValueError(f"SPRT parameter {key!r} is missing (e.g. elo0=0 elo1=20 alpha=0.05 beta=0.05)")
+    for key in ("alpha", "beta"):
+        v = values.get(key, 0.05)
+        if not 0.0 < v < 0.5:
+            raise ValueError(f"SPRT parameter {key!r} must be between 0 and 0.5 (exclusive), got {v:g}")
+    if values["elo0"] == values["elo1"]:
+        raise ValueError(f"SPRT parameters 'elo0' and 'elo1' must differ, both are {values['elo0']:g}")
+    return Sprt(values["elo0"], values["elo1"], values.get("alpha", 0.05), values.get("beta", 0.05))

@@ -1,0 +1,102 @@
+"""The SPRT: bounds, LLR, verdicts, error rates on simulated matches, and parsing the CLI's arguments."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena.stats import Sprt, expected_score, parse_sprt_args
+
+
+def test_bounds_and_llr():
+    t = Sprt(0, 20, 0.05, 0.1)
+    assert t.bounds == (math.log(0.1 / 0.95), math.log(0.9 / 0.05))
+    p0, p1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
+    assert t.update(1.0) is None
+    assert t.llr == pytest.approx(math.log(p1 / p0))
+    t.update(0.0)
+    assert t.llr == pytest.approx(math.log(p1 / p0) + math.log((1 - p1) / (1 - p0)))
+    t.update(0.5)
+    assert t.games == 3 and t.points == 1.5
+    assert "continue" in str(t)
+
+
+def test_verdicts_and_first_crossing_decides():
+    t = Sprt(0, 50)
+    while t.verdict is None:
+        t.update(1.0)
+    assert t.verdict == "H1" and t.llr >= t.upper
+    for _ in range(200):
+        assert t.update(0.0) == "H1"  # later matches move the LLR, not the verdict
+    assert t.llr < t.lower
+    t = Sprt(0, 50)
+    while t.update(0.0) is None:
+        pass
+    assert t.verdict == "H0" and "H0 accepted" in str(t)
+
+
+def run(test: Sprt, true_elo: float, rng: random.Random, limit: int = 100_000) -> str | None:
+    p = expected_score(true_elo)
+    for _ in range(limit):
+        v = test.update(1.0 if rng.random() < p else 0.0)
+        if v is not None:
+            return v
+    return None
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.05, 0.05), (0.1, 0.05)])
+def test_error_rates_on_simulated_matches(alpha, beta):
+    rng = random.Random(20240)
+    runs = 300
+    false_h1 = sum(run(Sprt(0, 30, alpha, beta), 0.0, rng) == "H1" for _ in range(runs))
+    false_h0 = sum(run(Sprt(0, 30, alpha, beta), 30.0, rng) == "H0" for _ in range(runs))
+    assert false_h1 / runs < 2 * alpha
+    assert false_h0 / runs < 2 * beta
+    # A clearly better bot is accepted nearly always, a clearly worse one rejected.
+    assert sum(run(Sprt(0, 30, alpha, beta), 80.0, rng) == "H1" for _ in range(50)) >= 49
+    assert sum(run(Sprt(0, 30, alpha, beta), -50.0, rng) == "H0" for _ in range(50)) == 50
+
+
+def test_parse_forms():
+    for args in (
+        "elo0=0 elo1=20 alpha=0.05 beta=0.05",
+        ["elo0=0", "elo1=20", "alpha=0.05", "beta=0.05"],
+        ["elo0=0 elo1=20", "alpha=0.05", "beta=0.05"],
+        "elo0 = 0, elo1=20,alpha=0.05 BETA=0.05",
+        "elo1=20 elo0=0",
+    ):
+        t = parse_sprt_args(args)
+        assert (t.elo0, t.elo1, t.alpha, t.beta) == (0, 20, 0.05, 0.05)
+    assert parse_sprt_args("elo0=-5 elo1=5 alpha=0.01 beta=0.1").bounds == Sprt(-5, 5, 0.01, 0.1).bounds
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ("elo0=0 elo1=20 gamma=0.1", "unknown SPRT parameter 'gamma'"),
+        ("elo0=0 elo1=abc", "'elo1' must be a number, got 'abc'"),
+        ("elo0=0", "'elo1' is missing"),
+        ("elo1=5", "'elo0' is missing"),
+        ("elo0=0 elo1=20 elo0=1", "'elo0' given twice"),
+        ("elo0=0 elo1=20 alpha=0.7", "'alpha' must be between 0 and 0.5"),
+        ("elo0=0 elo1=20 beta=0", "'beta' must be between 0 and 0.5"),
+        ("elo0=0 elo1=0", "'elo0' and 'elo1' must differ"),
+        ("elo0=0 elo1=nan", "'elo1' must be finite"),
+        ("elo0=0 elo1", "'elo1' is not key=value"),
+        ("", "'elo0' is missing"),
+    ],
+)
+def test_parse_errors_name_the_key(args, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        parse_sprt_args(args)
+
+
+def test_constructor_checks():
+    with pytest.raises(ValueError, match="differ"):
+        Sprt(10, 10)
+    with pytest.raises(ValueError, match="alpha"):
+        Sprt(0, 10, alpha=0.0)
+    with pytest.raises(ValueError, match="score"):
+        Sprt(0, 10).update(2.0)
