@@ -109,7 +109,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             write_transcripts(rec, args.transcripts)
     summary = summarize(names, [rec for _, rec in pairs], rules, args.seed)
     if sprt is not None:
-        summary["sprt"] = {"verdict": sprt.verdict, "llr": round(sprt.llr, 4),
+        summary["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+                           "verdict": sprt.verdict, "llr": round(sprt.llr, 4),
                            "bounds": [round(x, 4) for x in sprt.bounds], "games": next_index[0]}
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -195,7 +196,9 @@ def format_summary(s: dict[str, Any]) -> str:
         )
     if "sprt" in s:
         sp = s["sprt"]
-        verdict = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)", None: "no verdict yet"}[sp["verdict"]]
+        verdict = {"H1": f"H1 accepted: {a} is about {sp['elo1']:+g} Elo against {b}",
+                   "H0": f"H0 accepted: {a} is about {sp['elo0']:+g} Elo (or less) against {b}",
+                   None: "no verdict yet"}[sp["verdict"]]
         lines.append(f"  SPRT: {verdict}; LLR {sp['llr']:+.3f} in [{sp['bounds'][0]:+.3f}, {sp['bounds'][1]:+.3f}]"
                      f" after {sp['games']} games")
     return "\n".join(lines)

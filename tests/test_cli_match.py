@@ -1,0 +1,66 @@
+"""`arena match` as a user runs it: real bot processes, the printed summary, JSON, SPRT and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_greedy_clearly_beats_random_and_the_seed_replays():
+    args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "50", "--seed", "1", "--json"]
+    first = arena(*args)
+    assert first.returncode == 0, first.stderr
+    summary = json.loads(first.stdout)
+    assert summary["matches"] == 50
+    assert summary["wins"]["greedy"] >= 40, summary
+    assert summary["terminations"] == {"random": {}, "greedy": {}}
+    assert json.loads(arena(*args).stdout) == summary
+
+
+def test_human_summary_names_both_bots():
+    result = arena("match", "python bots/greedy.py", "sh bots/sh/random.sh", "--matches", "2", "--variant",
+                   "schnapsen")
+    assert result.returncode == 0, result.stderr
+    assert "greedy vs random: 2 matches of schnapsen" in result.stdout
+    assert "terminations: none" in result.stdout
+
+
+def test_sprt_stops_with_a_verdict():
+    result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
+                   "--sprt", "elo0=0", "elo1=100", "alpha=0.05", "beta=0.05", "--json")
+    assert result.returncode == 0, result.stderr
+    sprt = json.loads(result.stdout)["sprt"]
+    assert sprt["verdict"] == "H1" and sprt["games"] < 200 and sprt["llr"] >= sprt["bounds"][1]
+
+
+def test_misbehaving_bot_is_counted_in_terminations():
+    result = arena("match", "tests/bots/garbage.py", "tests/bots/good.py", "--matches", "2", "--json")
+    summary = json.loads(result.stdout)
+    assert summary["terminations"]["garbage"] == {"malformed": 2}
+    assert summary["wins"]["good"] == 2
+
+
+def test_bad_user_input_is_one_line_and_exit_2():
+    cases = [
+        (["match", "python bots/random.py", "./nope", "--matches", "1"], "'./nope' not found"),
+        (["match", "python bots/random.py", "python bots/random.py", "--variant", "bridge"], "unknown variant"),
+        (["match", "python bots/random.py", "python bots/random.py", "--move-time", "fast"], "--move-time"),
+        (["match", "python bots/random.py", "python bots/random.py", "--set", "match_target=0"], "match_target"),
+        (["match", "python bots/random.py", "python bots/random.py", "--sprt", "elo9=1"], "--sprt"),
+        (["rules", "santase", "--set", "colour=red"], "unknown rule parameter 'colour'"),
+        (["match"], "required"),
+    ]
+    for args, expected in cases:
+        result = arena(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert expected in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
