@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""A greedy bot: a handful of card-player's rules of thumb, no search, no memory beyond the turn line.
+
+- declare 66 (variants with declare_66=manual) as soon as it is safe: 66 points and a trick won;
+- exchange the trump 9 (or J) for the turned card whenever it may;
+- close the talon when its sure trumps and marriages are enough to reach 66;
+- declare marriages, the trump one (40) first, but not while a marriage would be void (no trick yet);
+- answering: take a trick worth taking (a ten or an ace led, or 66 in reach) with the cheapest card that
+  wins it, take low cards when the led suit allows it; otherwise throw the cheapest card, never an ace or
+  a ten while something else will do;
+- leading: while the talon is open lead low cards; once it is closed or empty, cash sure winners first.
+
+Run it from the repository root:  python bots/greedy.py
+"""
+
+import os
+import sys
+
+# Let `import arena` work from a checkout; keep this directory off sys.path (bots/random.py would hide
+# the standard library's random module).
+BOTS = os.path.dirname(os.path.abspath(__file__))
+sys.path = [os.path.dirname(BOTS)] + [p for p in sys.path if os.path.abspath(p) != BOTS]
+
+from arena.game import Action, Card, RuleSet, SeatView  # noqa: E402
+from arena.game.cards import KING, QUEEN, TEN  # noqa: E402
+from arena.protocol.botkit import run  # noqa: E402
+
+DECLARE, EXCHANGE, CLOSE = Action("declare"), Action("exchange"), Action("close")
+rules = RuleSet()  # the current match's rules; on_match_start replaces it
+
+
+def on_match_start(msg, match_rules):
+    global rules
+    rules = match_rules or RuleSet()
+
+
+def beats(card: Card, led: Card, trump: int) -> bool:
+    """Does ``card``, played to ``led``, win the trick?"""
+    if card.suit == led.suit:
+        return card.rank > led.rank
+    return card.suit == trump
+
+
+def in_pair(card: Card, hand: tuple[Card, ...]) -> bool:
+    """A K or Q whose partner is in the hand: playing it would give up a marriage."""
+    partner = {KING: QUEEN, QUEEN: KING}.get(card.rank)
+    return partner is not None and Card.of(partner, card.suit) in hand
+
+
+def unseen(view: SeatView) -> set[Card]:
+    """Cards that may still be in the opponent's hand or in the talon."""
+    seen = set(view.hand) | set(view.played) | {view.led}
+    return {Card.of(rank, suit) for suit in range(4) for rank in range(6)} - seen
+
+
+def sure_winner(card: Card, view: SeatView) -> bool:
+    """No unseen card of its suit ranks above it (a trump that is sure wins; another card can be trumped)."""
+    return all(c.rank < card.rank for c in unseen(view) if c.suit == card.suit)
+
+
+def marriage_points(suit: int, trump: int) -> int:
+    return rules.trump_marriage_points if suit == trump else rules.marriage_points
+
+
+def should_close(view: SeatView) -> bool:
+    """Close when sure trump tricks and the marriages in hand bring us to 66."""
+    trump = view.trump_suit
+    sure = [c for c in view.hand if c.suit == trump and sure_winner(c, view)]
+    pairs = {c.suit for c in view.hand if c.rank == KING and in_pair(c, view.hand)}
+    total = view.points[0] + view.pending_marriage + sum(c.points for c in sure)
+    total += sum(marriage_points(s, trump) for s in pairs)
+    return total >= 66 and (sure or view.tricks[0] > 0)
+
+
+def answer(view: SeatView, cards: list[Card]) -> Card:
+    led, trump = view.led, view.trump_suit
+    winners = [c for c in cards if beats(c, led, trump)]
+    losers = [c for c in cards if c not in winners]
+    # Cheapest winner: follow suit rather than trump, keep marriages, then the lowest rank.
+    winners.sort(key=lambda c: (c.suit != led.suit, in_pair(c, view.hand), c.rank))
+    # Cheapest card to give away: no trump, no ace or ten, no marriage card, then the fewest points.
+    losers.sort(key=lambda c: (c.suit == trump, c.rank >= TEN, in_pair(c, view.hand), c.points))
+    if not winners:
+        return losers[0]
+    best = winners[0]
+    reaches_66 = view.points[0] + view.pending_marriage + led.points + best.points >= 66
+    worth_it = led.rank >= TEN or (best.suit == led.suit and led.suit != trump)
+    throw_is_costly = not losers or losers[0].suit == trump or losers[0].rank >= TEN
+    if reaches_66 or worth_it or throw_is_costly:
+        return best
+    return losers[0]
+
+
+def lead(view: SeatView, cards: list[Card]) -> Card:
+    trump = view.trump_suit
+    if view.closed_by is not None or view.talon_size == 0:
+        # The follow rules apply: the opponent must follow and head, so cash sure winners, trumps first
+        # (they pull the opponent's trumps, which makes our other winners sure).
+        sure = [c for c in cards if sure_winner(c, view)]
+        if sure:
+            return max(sure, key=lambda c: (c.suit == trump, c.rank))
+    # Lead cheap: no ace or ten, no trump, no marriage card.
+    return min(cards, key=lambda c: (c.rank >= TEN, c.suit == trump, in_pair(c, view.hand), c.points))
+
+
+def choose(view: SeatView, legal: list[Action]) -> Action:
+    if DECLARE in legal and view.points[0] >= 66 and view.tricks[0] > 0:
+        return DECLARE
+    if EXCHANGE in legal:
+        return EXCHANGE
+    cards = [a.card for a in legal if a.kind == "play"]
+    if view.led is not None:
+        return Action("play", answer(view, cards))
+    if CLOSE in legal and should_close(view):
+        return CLOSE
+    marriages = [a for a in legal if a.kind == "marriage"]
+    if marriages and (view.tricks[0] > 0 or rules.marriage_without_trick == "pending"):
+        # The trump marriage first; lead the queen when the rules let us choose (it is worth less).
+        return max(marriages, key=lambda a: (a.card.suit == view.trump_suit, a.card.rank == QUEEN))
+    return Action("play", lead(view, cards))
+
+
+if __name__ == "__main__":
+    run(choose, name="greedy", author="arena", on_match_start=on_match_start)

@@ -1,0 +1,139 @@
+"""The reference bots (Python random and greedy, sh, C, JS) play full seeded matches through the test
+harness, which checks every line against docs/PROTOCOL.md; greedy must clearly beat random."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+from harness import ROOT, BotError, run_match, run_session
+
+from arena.game import Action, Match, SeatView, preset
+
+PY = shlex.quote(sys.executable)
+GAMES = [("santase", 1), ("sixty-six", 2), ("schnapsen", 3)]  # one process plays all three in a row
+
+
+@pytest.fixture(scope="session")
+def c_bot() -> str:
+    subprocess.run(["make", "-s", "-C", str(ROOT / "bots/c")], check=True, capture_output=True)
+    return "bots/c/random"
+
+
+def bot_command(name: str, c_bot: str) -> str:
+    if name == "js" and not shutil.which("node"):
+        pytest.skip("node is not installed")
+    return {
+        "random.py": f"{PY} bots/random.py --seed 7",
+        "greedy.py": f"{PY} bots/greedy.py",
+        "sh": "sh bots/sh/random.sh 7",
+        "c": f"{c_bot} 7",
+        "js": "node bots/js/random.js 7",
+    }[name]
+
+
+BOT_NAMES = ["random.py", "greedy.py", "sh", "c", "js"]
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bot_plays_every_preset_in_both_seats(name: str, c_bot: str) -> None:
+    bot = bot_command(name, c_bot)
+    partner = f"{PY} bots/random.py --seed 1" if name == "greedy.py" else f"{PY} bots/greedy.py"
+    for seats in ([bot, partner], [partner, bot]):
+        results = run_session(seats, GAMES)
+        assert [r.rules for r in results] == [g[0] for g in GAMES]
+        for r in results:
+            assert r.winner in (0, 1)
+            assert r.score[r.winner] >= preset(r.rules).match_target > r.score[1 - r.winner]
+
+
+@pytest.mark.parametrize("name", ["random.py", "sh", "c", "js"])
+def test_random_bots_replay_their_seed(name: str, c_bot: str) -> None:
+    bot = bot_command(name, c_bot)
+    runs = [run_session([bot, f"{PY} bots/random.py --seed 2"], [("santase", 5), ("schnapsen", 6)])
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.skipif(not shutil.which("dash"), reason="dash is not installed")
+def test_sh_bot_runs_under_dash_with_its_pid_as_seed() -> None:
+    result = run_match("dash bots/sh/random.sh", "sh bots/sh/random.sh", "sixty-six", 9)
+    assert result.names == ("random-sh", "random-sh")
+
+
+# ------------------------------------------------------------------ the harness catches broken bots
+HELLO = "import sys, time; print('bot 1 broken', flush=True); sys.stdin.readline()\n"
+FIRST_LEGAL = "line.split('legal=')[1].split(',')[0].replace(':', ' ').strip()"
+
+
+def answers(reply: str, at: str = "turn") -> str:
+    """A Python bot that writes ``reply`` (an expression of ``line``) for each line starting with ``at``."""
+    return HELLO + f"for line in sys.stdin:\n    if line.startswith('{at}'): print({reply}, flush=True)\n"
+
+
+BROKEN = {
+    "illegal": answers("'declare'"),  # santase declares 66 automatically
+    "malformed": answers("'hello there'"),
+    "overlong": answers("'info ' + 'x' * 5000"),
+    "crash": HELLO + "sys.exit(3)",
+    "timeout": HELLO + "time.sleep(30)",
+    "handshake": "print('bot one broken', flush=True); import time; time.sleep(30)",
+    # plays legally but writes a line after match-end, which asks for nothing
+    "unexpected": answers(FIRST_LEGAL) + "    if line.startswith('match-end'): print('close', flush=True)\n",
+}
+
+
+@pytest.mark.parametrize("code", sorted(BROKEN))
+def test_harness_raises_on_protocol_errors(code: str) -> None:
+    broken = shlex.join([sys.executable, "-c", BROKEN[code]])
+    with pytest.raises(BotError) as info:
+        run_session([broken, f"{PY} bots/random.py"], [("santase", 1)], timeout=1.0)
+    assert info.value.code == code
+
+
+# ------------------------------------------------------------------ strength, in-process
+def load_greedy():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("greedy_bot", ROOT / "bots/greedy.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+Chooser = Callable[[SeatView, list[Action]], Action]
+
+
+def play_in_process(choosers: list[Chooser], rules_name: str, seed: int) -> int:
+    match = Match(preset(rules_name), seed)
+    while not match.over:
+        deal = match.new_deal()
+        while not deal.over:
+            seat = deal.to_move
+            deal.apply(choosers[seat](deal.view(seat, match.score_for(seat)), deal.legal_actions()), seat)
+        match.finish_deal()
+    assert match.winner is not None
+    return match.winner
+
+
+def random_chooser(seed: int) -> Chooser:
+    rng = random.Random(seed)
+    return lambda view, legal: rng.choice(legal)
+
+
+def test_greedy_beats_random_clearly() -> None:
+    greedy = load_greedy()
+    wins = 0
+    for seed in range(20):
+        rules = ["santase", "sixty-six", "schnapsen"][seed % 3]
+        greedy.on_match_start(None, preset(rules))
+        seat = seed % 2  # greedy alternates seats
+        choosers: list[Chooser] = [random_chooser(seed)] * 2
+        choosers[seat] = greedy.choose
+        wins += play_in_process(choosers, rules, seed) == seat
+    assert wins >= 18, f"greedy won only {wins} of 20 matches against random"
