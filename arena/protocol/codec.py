@@ -205,10 +205,16 @@ def decode_bot_line(line: str) -> BotMessage:
         return Info(rest)
     if head == "bot":
         parts = rest.split(" ")
-        if len(parts) < 2 or not parts[1]:
-            raise BotProtocolError("handshake", f"expected 'bot <version> <name> [key=value ...]', got {line!r}")
-        version = _int(parts[0], BotProtocolError, "bot version")
-        return BotHello(version, parts[1], _kv(parts[2:], BotProtocolError))
+        if len(parts) < 2 or not parts[0].isdigit() or not _TOKEN.fullmatch(parts[1]):
+            raise BotProtocolError(
+                "handshake",
+                f"expected 'bot <version> <name> [key=value ...]' (name: one token without '=' or ','), got {line!r}",
+            )
+        try:
+            extras = _kv(parts[2:], BotProtocolError)
+        except BotProtocolError as e:
+            raise BotProtocolError("handshake", str(e)) from None
+        return BotHello(int(parts[0]), parts[1], extras)
     try:
         return Reply(Action.parse(line.replace(":", " ", 1)))
     except ActionSyntaxError as e:
@@ -269,8 +275,8 @@ def decode_referee_line(line: str) -> RefereeMessage:
             return Drew(seat, None if args[1] == "?" else Card.parse(args[1]))
         if head == "declare":
             return Declared(seat, _int(args[1], err, "points"))
-    except (IndexError, KeyError) as e:
-        raise err("malformed", f"{head}: missing field {e}") from None
+    except (IndexError, KeyError):
+        raise err("malformed", f"{head}: a field is missing in {line!r}") from None
     except CardError as e:
         raise err("malformed", str(e)) from None
     raise err("malformed", f"unknown message {head!r}")
