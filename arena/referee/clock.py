@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)
@@ -11,6 +11,9 @@ class TimeControl:
     bank_ms: int | None = None
     handshake_ms: int = 5000
     grace_ms: int = 50
+
+    def to_dict(self) -> dict[str, int | None]:
+        return asdict(self)
 
 
 class Clock:

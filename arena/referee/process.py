@@ -77,15 +77,24 @@ class Broken:
 Incoming = Line | Eof | Broken
 
 
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
+except OSError:
+    _LIBC = None
+_subreaper = False
+
+
 def _make_subreaper() -> None:
+    """Once per referee process, before its first bot starts."""
+    global _subreaper
+    if _subreaper:
+        return
+    _subreaper = True
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):  # not Linux: orphans go to init as usual
+        if _LIBC is not None:
+            _LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except AttributeError:  # not Linux: orphans go to init as usual
         pass
-
-
-_make_subreaper()
 
 
 def _preexec(limits: Limits) -> None:
@@ -99,6 +108,8 @@ def _preexec(limits: Limits) -> None:
             if value is not None:
                 resource.setrlimit(res, (value, value))
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        if _LIBC is not None:  # die with the referee, even if it is SIGKILLed (PR_SET_PDEATHSIG)
+            _LIBC.prctl(1, signal.SIGKILL, 0, 0, 0)
 
     return apply  # type: ignore[return-value]
 
@@ -331,6 +342,7 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
 
     Raises OSError if the program cannot be started at all (the caller names that a crash).
     """
+    _make_subreaper()
     own_dir = spec.cwd is None
     workdir = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-") if own_dir else str(spec.cwd)
     try:

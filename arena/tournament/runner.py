@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
-from arena.tournament.schedule import MatchSpec
 
-from arena.referee.clock import TimeControl
 from arena.referee.match import Player
 from arena.referee.pool import MatchPool
-from arena.referee.process import BotSpec, Limits
+from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord
 from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import Store
 from arena.tournament.worker import player_to_dict, run_in_workers
 
@@ -65,16 +64,7 @@ class Progress:
 
 def player_for(config: TournamentConfig, name: str) -> Player:
     bot = next(b for b in config.bots if b.name == name)
-    lim = config.limits
-    return Player(
-        BotSpec(
-            name=bot.name,
-            argv=tuple(bot.command),
-            cwd=bot.cwd,
-            limits=Limits(lim.memory_bytes, lim.cpu_seconds, lim.processes, lim.file_size_bytes),
-        ),
-        TimeControl(bot.time.move_ms, bot.time.bank_ms, bot.time.handshake_ms, bot.time.grace_ms),
-    )
+    return Player(BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits), bot.time)
 
 
 def schedule_rows(schedule: list[MatchSpec]) -> list[dict[str, Any]]:

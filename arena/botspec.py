@@ -1,0 +1,187 @@
+"""A bot's command line: from the text a user wrote to an argv the referee can start, and a fingerprint.
+
+Used by `arena match` (a command given on the command line) and by the tournament config (a ``command``
+key). Two rules make a command written once work from anywhere:
+
+- ``python`` / ``python3`` as the program means *the interpreter that runs arena* (``sys.executable``,
+  usually ``.venv/bin/python``), so a Python bot can import the arena package and its bot kit
+  (``arena.protocol.botkit``) without any setup of its own.
+- Relative paths are relative to ``base_dir`` (a config file's directory, or the current directory for
+  `arena match`), and are made absolute: a bot process runs in a fresh temporary directory by default.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.errors import ConfigError
+
+__all__ = ["BotSpecError", "check_command", "fingerprint", "resolve_command", "split_command"]
+
+
+class BotSpecError(ConfigError):
+    """A bot's command cannot be started: empty, not found, or not executable. The message says which."""
+
+
+# Arguments with these endings are scripts handed to an interpreter: they are paths even before they exist
+# (a build may produce them), and the first one after the program must exist when the command is checked.
+SCRIPT_SUFFIXES = (
+    ".py", ".pyz", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".php", ".jar",
+)
+_PYTHON_NAMES = ("python", "python3")
+
+
+def split_command(text: str | Sequence[str], base_dir: Path) -> list[str]:
+    """Tokenize and rewrite a command (see the module doc) without checking that anything exists.
+
+    The program, if written as a path (it contains ``/``), and every argument ending in a script suffix
+    are made absolute against ``base_dir`` whether or not they exist yet; any other argument that
+    contains ``/`` is made absolute only when it names an existing file or directory there (so
+    ``--out=a/b`` or a regular expression is left alone). ``--opt=path`` is treated like ``path``.
+    """
+    if isinstance(text, str):
+        try:
+            argv = shlex.split(text)
+        except ValueError as e:  # unbalanced quotes
+            raise BotSpecError(f"cannot split command {text!r}: {e}") from None
+    else:
+        argv = [str(t) for t in text]
+    if not argv or not argv[0]:
+        raise BotSpecError("the command is empty; expected a program and its arguments")
+    base = Path(base_dir).absolute()
+    program = argv[0]
+    if program in _PYTHON_NAMES:
+        program = sys.executable
+    elif "/" in program:
+        program = _absolute(program, base)
+    return [program] + [_rewrite_argument(a, base) for a in argv[1:]]
+
+
+def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path | None = None) -> None:
+    """Raise BotSpecError unless the program can be started (and its script, if it has one, exists).
+
+    ``text`` is the command as the user wrote it, quoted in messages; ``base_dir`` only improves a message.
+    """
+    if not argv:
+        raise BotSpecError("the command is empty; expected a program and its arguments")
+    shown = text if text is not None else shlex.join(argv)
+    program = argv[0]
+    if "/" in program:
+        path = Path(program)
+        written = _first_token(text) or program
+        if not path.exists():
+            raise BotSpecError(f"{written!r} not found (looked for {path})")
+        if path.is_dir():
+            raise BotSpecError(f"{written!r} is a directory, not a program ({path})")
+        if not os.access(path, os.X_OK):
+            raise BotSpecError(f"{written!r} is not executable (chmod +x {path})")
+    elif shutil.which(program) is None:
+        hint = ""
+        if base_dir is not None and (Path(base_dir) / program).is_file():
+            hint = f" (to run the file {program!r} in {base_dir}, write ./{program})"
+        raise BotSpecError(f"command {program!r} not found on PATH{hint}")
+    script = _first_script(argv)
+    if script is not None and not Path(script).is_file():
+        raise BotSpecError(f"script {script!r} of command {shown!r} not found")
+
+
+def resolve_command(text: str | Sequence[str], base_dir: Path) -> list[str]:
+    """`split_command` then `check_command`: an argv that can be started, or BotSpecError."""
+    argv = split_command(text, base_dir)
+    check_command(argv, text if isinstance(text, str) else shlex.join(str(t) for t in text), base_dir)
+    return argv
+
+
+def fingerprint(argv: Sequence[str]) -> str:
+    """sha256 (first 16 hex digits) over what the command runs: the program's bytes, the bytes of every
+    argument that is an existing file, and the text of the other arguments.
+
+    So ``python bots/random.py`` changes fingerprint when the script changes, not only when python does,
+    and moving a checkout to another directory keeps it (file arguments count by content, not path).
+    """
+    h = hashlib.sha256()
+    for i, arg in enumerate(argv):
+        path = _program_path(arg) if i == 0 else arg
+        if path is not None and os.path.isfile(path):
+            h.update(b"file\0" + _file_digest(*_file_key(path)) + b"\0")
+        elif i > 0 and os.path.isdir(arg):
+            h.update(b"dir\0")
+        else:
+            h.update(b"arg\0" + arg.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()[:16]
+
+
+# --- helpers
+
+
+def _absolute(token: str, base: Path) -> str:
+    if os.path.isabs(token):
+        return token
+    return os.path.normpath(os.path.join(base, token))
+
+
+def _first_token(text: str | None) -> str | None:
+    try:
+        tokens = shlex.split(text) if text else []
+    except ValueError:
+        return None
+    return tokens[0] if tokens else None
+
+
+def _looks_like_script(token: str) -> bool:
+    return (
+        token.endswith(SCRIPT_SUFFIXES)
+        and not token.startswith("-")
+        and "://" not in token
+        and not any(c.isspace() for c in token)
+    )
+
+
+def _rewrite_argument(arg: str, base: Path) -> str:
+    if arg.startswith("-") and "=" in arg:
+        option, value = arg.split("=", 1)
+        rewritten = _rewrite_argument(value, base) if value and not value.startswith("-") else value
+        return f"{option}={rewritten}"
+    if not arg or arg.startswith("-") or os.path.isabs(arg):
+        return arg
+    if _looks_like_script(arg):
+        return _absolute(arg, base)
+    if "/" in arg and "://" not in arg and os.path.exists(os.path.join(base, arg)):
+        return _absolute(arg, base)
+    return arg
+
+
+def _first_script(argv: Sequence[str]) -> str | None:
+    """The script an interpreter is asked to run: the first non-option argument, if it has a script suffix."""
+    for arg in argv[1:]:
+        if arg.startswith("-"):
+            continue
+        return arg if _looks_like_script(arg) else None
+    return None
+
+
+def _program_path(program: str) -> str | None:
+    return program if "/" in program else shutil.which(program)
+
+
+def _file_key(path: str) -> tuple[str, int, int]:
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return real, st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=256)
+def _file_digest(real: str, mtime_ns: int, size: int) -> bytes:
+    # Keyed by mtime and size so a rebuilt file is read again; the interpreter is read once per process.
+    h = hashlib.sha256()
+    with open(real, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.digest()

@@ -1,0 +1,35 @@
+"""Tournaments: a YAML config, its schedule, builds and provenance (the runner and store live here too).
+
+The public names are re-exported here; the modules themselves are implementation detail.
+"""
+
+from arena.tournament.build import BuildResult, bot_provenance, run_builds
+from arena.tournament.config import (
+    BotConfig,
+    ConfigFileError,
+    Limits,
+    Problem,
+    TimeControl,
+    TournamentConfig,
+    load_config,
+    parse_config,
+    parse_duration,
+)
+from arena.tournament.schedule import MatchSpec, build_schedule
+
+__all__ = [
+    "BotConfig",
+    "BuildResult",
+    "ConfigFileError",
+    "Limits",
+    "MatchSpec",
+    "Problem",
+    "TimeControl",
+    "TournamentConfig",
+    "bot_provenance",
+    "build_schedule",
+    "load_config",
+    "parse_config",
+    "parse_duration",
+    "run_builds",
+]

@@ -1,0 +1,135 @@
+"""Build steps before a tournament, and the provenance of every bot (what exactly played).
+
+A bot's ``build`` is a shell command run once before the tournament in the config file's directory; bots
+sharing the same build command (``make -C bots/c`` for several C bots) share one run. A bot with a build
+has its command checked only here, after the build, since the build may be what produces the program.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+from arena.botspec import fingerprint
+from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
+
+__all__ = ["BUILD_TIMEOUT_S", "BuildResult", "bot_provenance", "run_builds"]
+
+BUILD_TIMEOUT_S = 300.0
+_TAIL_LINES = 20
+_TAIL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What one build printed (stdout and stderr together) and whether it succeeded."""
+
+    output: str
+    ok: bool
+
+
+def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) -> dict[str, BuildResult]:
+    """Run each distinct build command once; return the result for every bot that has a build.
+
+    Raises ConfigFileError (file:line of each failed bot's ``build`` key, and the tail of the output) when a
+    build fails or times out, and — once all builds succeeded — when a built bot's command still cannot be
+    started. All failing builds are run and reported together.
+    """
+    by_command: dict[str, list[int]] = {}
+    for index, bot in enumerate(config.bots):
+        if bot.build is not None:
+            by_command.setdefault(bot.build, []).append(index)
+
+    results: dict[str, BuildResult] = {}
+    problems: list[Problem] = []
+    for command, indexes in by_command.items():
+        result, failure = _run(command, config, timeout)
+        for i in indexes:
+            results[config.bots[i].name] = result
+        if failure is not None:
+            first = indexes[0]
+            key = f"bots[{first}].build"
+            shared = [config.bots[i].name for i in indexes[1:]]
+            also = f" (also the build of {', '.join(shared)})" if shared else ""
+            problems.append(Problem(
+                str(config.source), config.lines.get(key), key,
+                f"build {command!r}{also} {failure}",
+                "a build command that succeeds (it runs with sh in the config's directory)",
+                _tail(result.output),
+            ))
+    if problems:
+        raise ConfigFileError(problems)
+
+    for bot in config.bots:
+        if bot.build is not None:
+            try:
+                check_bot_command(config, bot)
+            except ConfigFileError as e:
+                problems.extend(e.problems)
+    if problems:
+        raise ConfigFileError(problems)
+    return results
+
+
+def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> list[dict[str, Any]]:
+    """One dict per bot, in config order: name, command (as written), argv (the resolved command
+    line, a list), hash (fingerprint of what runs) and build_output (None for a bot without a build)."""
+    out = []
+    for bot in config.bots:
+        build = builds.get(bot.name)
+        out.append({
+            "name": bot.name,
+            "command": bot.command_text,
+            "argv": list(bot.command),
+            "hash": fingerprint(bot.command),
+            "build_output": None if build is None else build.output,
+        })
+    return out
+
+
+def _run(command: str, config: TournamentConfig, timeout: float) -> tuple[BuildResult, str | None]:
+    """Run one build; the failure text is None on success."""
+    try:
+        proc = subprocess.Popen(
+            command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    except OSError as e:
+        return BuildResult(str(e), False), f"could not be started ({e.strerror})"
+    try:
+        raw, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # Kill the whole group: `make` leaves compilers behind that would hold the pipe open.
+        _kill_group(proc)
+        raw, _ = proc.communicate()
+        output = raw.decode("utf-8", "replace")
+        return BuildResult(output, False), f"did not finish within {timeout:g} s"
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    output = raw.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
+               else f"failed with exit status {proc.returncode}")
+        return BuildResult(output, False), how
+    return BuildResult(output, True), None
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _tail(output: str) -> str:
+    lines = output.rstrip().splitlines()
+    if not lines:
+        return "  (the build printed nothing)"
+    tail = "\n".join(lines[-_TAIL_LINES:])[-_TAIL_CHARS:]
+    head = f"  last {_TAIL_LINES} lines of its output:" if len(lines) > _TAIL_LINES else "  its output:"
+    return head + "\n" + "\n".join("    " + line for line in tail.splitlines())

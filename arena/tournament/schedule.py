@@ -1,0 +1,88 @@
+"""Who plays whom, in which seat, on which deals: a pure function of the config.
+
+Every pairing plays ``rounds`` pairs of matches. The two matches of a pair are adjacent and swap seats;
+with ``duplicate`` they also share their deals (``deal_seed``), so luck of the cards cancels out within a
+pair. The order runs round by round (pair 0 of every pairing before pair 1 of any), so a tournament cut
+short, or looked at early, has results for every pairing.
+
+Seeds depend on the tournament seed and the bot *names*, never on the bots' positions in the file: listing
+the bots in another order gives every pairing the same deals (the match ids and the order may change,
+since they follow the file's order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.seeds import derive_seed
+from arena.tournament.config import TournamentConfig
+
+__all__ = ["MatchSpec", "build_schedule", "pairings"]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to play.
+
+    ``pairing`` is the two bots in config order; ``game`` 0 seats ``pairing[0]`` in seat 0, game 1 swaps.
+    ``deal_seed`` seeds the deals; ``match_seed`` any other random choice the referee makes for this match
+    (e.g. a substituted random move). ``order`` is the position in the schedule (0-based).
+    """
+
+    match_id: str
+    pairing: tuple[str, str]
+    pair_index: int
+    game: int
+    seat0: str
+    seat1: str
+    deal_seed: int
+    match_seed: int
+    order: int
+
+
+def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
+    """The pairings, each in config order, in the order a round plays them.
+
+    Round robin uses the circle method, so each consecutive block of pairings has every bot at most once
+    (with N matches running at once, early results spread over all bots). Gauntlet: the challenger against
+    each other bot in config order.
+    """
+    names = [b.name for b in config.bots]
+    if config.format == "gauntlet":
+        assert config.challenger is not None
+        return [(config.challenger, n) for n in names if n != config.challenger]
+    position = {n: i for i, n in enumerate(names)}
+    ring: list[str | None] = list(names) + ([None] if len(names) % 2 else [])
+    out: list[tuple[str, str]] = []
+    for _ in range(len(ring) - 1):
+        half = len(ring) // 2
+        for a, b in zip(ring[:half], reversed(ring[half:]), strict=True):
+            if a is not None and b is not None:
+                out.append((a, b) if position[a] < position[b] else (b, a))
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return out
+
+
+def build_schedule(config: TournamentConfig) -> list[MatchSpec]:
+    """Every match of the tournament in playing order; the same config always gives the same list."""
+    specs: list[MatchSpec] = []
+    for pair_index in range(config.rounds):
+        for a, b in pairings(config):
+            lo, hi = sorted((a, b))  # seeds by name, not by position in the file
+            for game in (0, 1):
+                seat0, seat1 = (a, b) if game == 0 else (b, a)
+                deal_parts: tuple[object, ...] = (config.seed, lo, hi, pair_index, "deals")
+                if not config.duplicate:
+                    deal_parts += (seat0,)
+                specs.append(MatchSpec(
+                    match_id=f"{a}-vs-{b}-p{pair_index}-g{game}",
+                    pairing=(a, b),
+                    pair_index=pair_index,
+                    game=game,
+                    seat0=seat0,
+                    seat1=seat1,
+                    deal_seed=derive_seed(*deal_parts),
+                    match_seed=derive_seed(config.seed, lo, hi, pair_index, "match", seat0),
+                    order=len(specs),
+                ))
+    return specs
