@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 
 from arena.errors import ArenaError
-from arena.game.variants import PRESETS, RuleSet, RulesError, allowed_values
+from arena.game.variants import PRESETS, RulesError, RuleSet, allowed_values
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
