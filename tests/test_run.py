@@ -1,0 +1,122 @@
+"""`arena run` end to end: real bots, a real SQLite file, interruption by SIGKILL, resume, config checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+
+def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20) -> Path:
+    path.write_text(f"""
+name: resume-test
+variant: santase
+rounds: 2
+seed: 11
+concurrency: 2
+{extra}
+time: {{move: 2s}}
+bots:
+  - name: greedy
+    command: python {ROOT}/bots/greedy.py
+  - name: random
+    command: python {ROOT}/bots/random.py --seed 4
+  - name: slow
+    command: {BOTS}/slow.py {slow_ms}
+output:
+  database: {db}
+  report: {db.parent / "report"}
+""")
+    return path
+
+
+def arena_run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", "run", *args, "--no-report"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def results(db: Path) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        matches = con.execute(
+            "SELECT id, status, seat0, seat1, winner, score0, score1, reason, deals FROM matches ORDER BY id"
+        ).fetchall()
+        deals = con.execute("SELECT match_id, idx, deck, actions, winner, game_points FROM deals "
+                            "ORDER BY match_id, idx").fetchall()
+    finally:
+        con.close()
+    return matches + deals
+
+
+def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
+    clean_db = tmp_path / "clean" / "arena.db"
+    clean = arena_run(str(write_config(tmp_path / "clean.yaml", clean_db)))
+    assert clean.returncode == 0, clean.stderr
+    expected = results(clean_db)
+    assert sum(1 for row in expected if row[1] == "done") == 12
+
+    db = tmp_path / "killed" / "arena.db"
+    config = write_config(tmp_path / "killed.yaml", db)
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the runner logs a progress line (not a TTY) as soon as the first match is stored: kill it right there
+    for line in proc.stderr:
+        if line.startswith("[1/12]"):
+            break
+    else:
+        pytest.fail("no progress line: " + proc.stdout.read())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    con = sqlite3.connect(db)
+    done, running = (con.execute(f"SELECT count(*) FROM matches WHERE status = '{s}'").fetchone()[0]
+                     for s in ("done", "running"))
+    con.close()
+    assert 1 <= done < 12 and running >= 1  # really interrupted in the middle
+
+    resumed = arena_run(str(config))
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{12 - done} to play" in resumed.stderr
+    assert results(db) == expected
+
+
+def test_changed_config_is_refused_then_force_or_fresh(tmp_path):
+    db = tmp_path / "arena.db"
+    config = write_config(tmp_path / "t.yaml", db, slow_ms=0)
+    assert arena_run(str(config)).returncode == 0
+    write_config(config, db, extra="duplicate: false", slow_ms=0)
+    refused = arena_run(str(config))
+    assert refused.returncode == 2
+    assert "different configuration" in refused.stderr and "--fresh" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert arena_run(str(config), "--force").returncode == 0
+    fresh = arena_run(str(config), "--fresh")
+    assert fresh.returncode == 0 and "12 to play" in fresh.stderr
+
+
+def test_run_prints_standings_and_workers_give_the_same_results(tmp_path):
+    one_db = tmp_path / "one" / "arena.db"
+    one = arena_run(str(write_config(tmp_path / "one.yaml", one_db, slow_ms=0)))
+    assert one.returncode == 0, one.stderr
+    assert "greedy" in one.stdout.splitlines()[1]  # the best bot tops the standings
+    two_db = tmp_path / "two" / "arena.db"
+    two = arena_run(str(write_config(tmp_path / "two.yaml", two_db, extra="workers: 2", slow_ms=0)))
+    assert two.returncode == 0, two.stderr
+    assert results(two_db) == results(one_db)
+
+
+def test_bad_config_is_one_message_with_file_and_line(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: x\nrounds: two\nbots:\n  - name: a\n    command: ./missing-bot\n")
+    result = arena_run(str(config))
+    assert result.returncode == 2
+    assert f"{config}:2: rounds" in result.stderr
+    assert "Traceback" not in result.stderr
