@@ -4,7 +4,7 @@ from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action,
 from arena.game.cards import ALL_CARDS, RANKS, SUITS, Card, CardError
 from arena.game.hand import Deal, DealResult, Event, IllegalActionError, full_deck, replay_deal
 from arena.game.match import Match, replay_match, shuffled_deck
-from arena.game.variants import PRESETS, RuleSet, RulesError, preset
+from arena.game.variants import PRESETS, RulesError, RuleSet, preset
 from arena.game.views import SeatView
 
 __all__ = [

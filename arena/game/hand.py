@@ -281,12 +281,13 @@ class Deal:
                 self.known[loser] |= 1 << b  # the turned trump card was face up
         self.leader = winner
         self.to_move = winner
-        automatic = self.rules.declare_66 == "automatic"
-        if self._reached_66(winner) and automatic:
-            self._finish_win(winner, "reached 66")
-            return
         if not self.hands[0] and not self.hands[1]:
+            # The last trick: its bonus is counted before the winner is decided, whether or not the trick
+            # itself already took its winner to 66 (the same totals in automatic and manual mode).
             self._finish_natural(winner)
+            return
+        if self._reached_66(winner) and self.rules.declare_66 == "automatic":
+            self._finish_win(winner, "reached 66")
 
     def _reached_66(self, seat: int) -> bool:
         if self.tricks[seat] and self.total(seat) >= 66:
@@ -303,6 +304,7 @@ class Deal:
             self._finish(1 - seat, self.rules.wrong_declaration_points, "wrong declaration")
 
     def _finish_natural(self, last: int) -> None:
+        self._reached_66(last)  # the last trick's cards (and a marriage it unlocked)
         if self.closed_by is None and self.rules.last_trick_bonus:
             self.won_points[last] += self.rules.last_trick_bonus
             self._reached_66(last)
