@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action
-from arena.game.cards import ALL_CARDS, KING, QUEEN, SUIT_MASKS, Card, cards_in
+from arena.game.cards import ALL_CARDS, KING, QUEEN, SUIT_MASKS, Card, cards_in, mask_of
 from arena.game.variants import RuleSet
 from arena.game.views import SeatView
 
@@ -32,9 +33,12 @@ class DealResult:
     tricks: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something public that happened, in order; the referee turns these into protocol event lines."""
+class Event(NamedTuple):
+    """Something that happened, in order; the referee turns these into protocol event lines per seat.
+
+    Not all of it is public: a ``draw`` event carries the card, which only the drawer may see (and both,
+    when it is the face-up trump card). A NamedTuple, because the engine makes several per trick.
+    """
 
     kind: str  # play | marriage | exchange | close | trick | draw | declare | deal-end
     seat: int
@@ -46,9 +50,10 @@ class Deal:
     """State of one deal. Build it from a shuffled deck with ``Deal(rules, deck, dealer)``."""
 
     def __init__(self, rules: RuleSet, deck: Sequence[Card], dealer: int) -> None:
-        if sorted(deck) != sorted(full_deck(rules)):
+        if len(deck) != rules.deck_size or mask_of(deck) != _full_mask(rules):
             raise ValueError("deck is not the rule set's full deck")
         self.rules = rules
+        self._manual = rules.declare_66 == "manual"  # read on every decision
         self.deck: tuple[Card, ...] = tuple(deck)
         self.dealer = dealer
         nondealer = 1 - dealer
@@ -107,35 +112,57 @@ class Deal:
         return list(cards_in(self.hands[seat]))
 
     def legal_actions(self, seat: int | None = None) -> list[Action]:
-        """Every action the seat may take now; empty when it is not that seat's turn or the deal is over."""
+        """Every action the seat may take now; empty when it is not that seat's turn or the deal is over.
+
+        Always in the same order (declare, exchange, close, marriages, plays by card index), so a seeded
+        random choice over it replays.
+        """
         if seat is None:
             seat = self.to_move
         if self.result is not None or seat != self.to_move:
             return []
         rules = self.rules
         hand = self.hands[seat]
-        out: list[Action] = []
-        if rules.declare_66 == "manual":
-            out.append(DECLARE)
+        out: list[Action] = [DECLARE] if self._manual else []
         if self.led is None:
             if self._can_exchange(seat):
                 out.append(EXCHANGE)
-            if self.talon_open and len(self.talon) >= rules.close_min_talon:
+            if self._can_close():
                 out.append(CLOSE)
-            for suit in range(4):
-                k = Card.of(KING, suit)
-                q = Card.of(QUEEN, suit)
-                if hand >> k & 1 and hand >> q & 1:
-                    if rules.marriage_lead != "king":
-                        out.append(MARRIAGE[q])
-                    if rules.marriage_lead != "queen":
-                        out.append(MARRIAGE[k])
-            out.extend(PLAY[c] for c in cards_in(hand))
+            if hand & _ANY_PAIR:
+                out.extend(_marriages(hand, rules.marriage_lead))
+            out.extend(_plays(hand))
         else:
             if not rules.exchange_leader_only and self._can_exchange(seat):
                 out.append(EXCHANGE)
-            out.extend(PLAY[c] for c in cards_in(self._playable(seat)))
+            out.extend(_plays(self._playable(seat)))
         return out
+
+    def is_legal(self, action: Action, seat: int | None = None) -> bool:
+        """The same answer as ``action in legal_actions(seat)``, without building the list."""
+        if seat is None:
+            seat = self.to_move
+        if self.result is not None or seat != self.to_move:
+            return False
+        kind = action.kind
+        card = action.card
+        if kind == "play":
+            assert card is not None
+            mask = self.hands[seat] if self.led is None else self._playable(seat)
+            return bool(mask >> card & 1)
+        if kind == "declare":
+            return self.rules.declare_66 == "manual"
+        if kind == "exchange":
+            return (self.led is None or not self.rules.exchange_leader_only) and self._can_exchange(seat)
+        if self.led is not None:
+            return False
+        if kind == "close":
+            return self._can_close()
+        assert card is not None
+        return action in _marriages(self.hands[seat], self.rules.marriage_lead)
+
+    def _can_close(self) -> bool:
+        return self.closed_by is None and len(self.talon) >= max(1, self.rules.close_min_talon)
 
     def _can_exchange(self, seat: int) -> bool:
         rank = self.rules.exchange_rank_index
@@ -174,7 +201,7 @@ class Deal:
         if seat is not None and seat != self.to_move:
             raise IllegalActionError("turn", f"it is seat {self.to_move}'s turn, not seat {seat}'s")
         seat = self.to_move
-        if action not in self.legal_actions(seat):
+        if not self.is_legal(action, seat):
             raise IllegalActionError(*self._why_illegal(seat, action))
         self.actions.append((seat, action))
         kind = action.kind
@@ -259,7 +286,7 @@ class Deal:
             winner = seat if card // 6 == self.trump else leader
         self.led = None
         self.played_mask |= bit | (1 << led)
-        pts = ALL_CARDS[led].points + ALL_CARDS[card].points
+        pts = _POINTS[led] + _POINTS[card]
         self.won_points[winner] += pts
         self.tricks[winner] += 1
         if self.pending_marriage[winner]:
@@ -392,6 +419,36 @@ class Deal:
     def deck_turned_index(self) -> int:
         n = 2 * self.rules.hand_size
         return self.deck[n] if self.rules.trump_card == "after-deal" else self.deck[-1]
+
+
+_POINTS = tuple(c.points for c in ALL_CARDS)
+# K and Q bits of every suit: a hand with any of them may hold a marriage
+_ANY_PAIR = sum((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
+# PLAY actions of every 6-bit pattern of every suit: four table look-ups give a hand's plays in order
+_SUIT_PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(tuple(PLAY[6 * s + r] for r in range(6) if m >> r & 1) for m in range(64)) for s in range(4)
+)
+
+
+def _plays(mask: int) -> tuple[Action, ...]:
+    t = _SUIT_PLAYS
+    return t[0][mask & 63] + t[1][(mask >> 6) & 63] + t[2][(mask >> 12) & 63] + t[3][(mask >> 18) & 63]
+
+
+def _marriages(hand: int, lead: str) -> list[Action]:
+    out: list[Action] = []
+    for suit in range(4):
+        base = 6 * suit
+        if (hand >> (base + QUEEN)) & 3 == 3:  # QUEEN and KING are adjacent ranks
+            if lead != "king":
+                out.append(MARRIAGE[base + QUEEN])
+            if lead != "queen":
+                out.append(MARRIAGE[base + KING])
+    return out
+
+
+def _full_mask(rules: RuleSet) -> int:
+    return mask_of(full_deck(rules))
 
 
 def full_deck(rules: RuleSet) -> list[Card]:
