@@ -262,17 +262,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         report = _ReportWriter(store, config, enabled=not args.no_report)
         print(f"arena: {config.name}: {total} matches, {len(pending)} to play, concurrency {config.concurrency}, "
               f"database {config.database}", file=sys.stderr)
-        interrupted = False
         with ProgressDisplay(progress, config.name) as display:
 
             def on_done(rec: Any) -> None:
                 display.update()
                 report.maybe()
 
-            try:
-                trio.run(run_matches, config, store, pending, progress, on_done)
-            except KeyboardInterrupt:
-                interrupted = True
+            interrupted = trio.run(_until_interrupted, run_matches, config, store, pending, progress, on_done)
         store.finish(config.name)
         report.write()
         print(standings_text(store, config.name))
@@ -285,6 +281,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     finally:
         store.close()
+
+
+async def _until_interrupted(fn: Any, *args: Any) -> bool:
+    """Run ``fn``; Ctrl-C (SIGINT) or SIGTERM cancels it cleanly. True if it was interrupted.
+
+    Cancelling abandons the running matches (their bots are stopped; nothing of them is stored), while
+    every finished match is already in the database.
+    """
+    import signal
+
+    import trio
+
+    interrupted = False
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                nonlocal interrupted
+                async for _ in signals:
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch)
+            await fn(*args)
+            nursery.cancel_scope.cancel()
+    return interrupted
 
 
 class _ReportWriter:

@@ -16,7 +16,8 @@ import trio
 from arena.game import preset
 from arena.referee.clock import TimeControl
 from arena.referee.match import MAX_VIOLATIONS, BotHandle, Player, play_match
-from arena.referee.process import BotSpec
+from arena.referee.pool import MatchPool
+from arena.referee.process import BotSpec, Limits
 
 BOTS = Path(__file__).parent / "bots"
 TC = TimeControl(move_ms=300, handshake_ms=1500, grace_ms=50)
@@ -145,3 +146,33 @@ async def test_same_seed_same_match():
     r2 = await play_match("m", (a, b), SANTASE, 11, 11)
     assert [d["actions"] for d in r1.deals] == [d["actions"] for d in r2.deals]
     assert r1.score == r2.score
+
+
+async def test_memory_limit_turns_a_hog_into_a_crash():
+    limited = Player(BotSpec("memory_hog", (str(BOTS / "memory_hog.py"),),
+                             limits=Limits(memory_bytes=512 * 1024**2)), TC)
+    rec, pgids = await play(limited)
+    assert [(t.kind, t.bot) for t in rec.terminations] == [("crash", "memory_hog")]
+    assert "MemoryError" in rec.stderr[0]
+    assert alive_in_groups(pgids) == []
+
+
+async def test_reused_bot_plays_several_matches_in_one_process():
+    good = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+    other = Player(BotSpec("other", (str(BOTS / "good.py"),)), TC)
+    players = {"good": good, "other": other}
+    async with trio.open_nursery() as nursery:
+        pool = MatchPool(nursery, reuse=True)
+        records = []
+        for i in range(3):
+            row = {"id": f"m{i}", "seat0": "good" if i % 2 == 0 else "other",
+                   "seat1": "other" if i % 2 == 0 else "good", "deal_seed": i, "match_seed": i}
+            records.append(await pool.play(row, players, SANTASE, "lose-match"))
+        handles = [h for hs in pool.idle.values() for h in hs]
+        assert sorted(len(h.pids) for h in handles) == [1, 1]  # one process per bot for all three matches
+        pgids = [pid for h in handles for pid in h.pids]
+        await pool.close()
+    assert all(r.terminations == [] and r.reason == "target" for r in records)
+    # each match's transcript starts at its own match line, not at the handshake of the first
+    assert records[1].transcripts[0][0][2].startswith("match m1 ")
+    assert alive_in_groups(pgids) == []

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -120,3 +118,25 @@ def test_bad_config_is_one_message_with_file_and_line(tmp_path):
     assert result.returncode == 2
     assert f"{config}:2: rounds" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_every_finished_match(tmp_path):
+    db = tmp_path / "arena.db"
+    config = write_config(tmp_path / "t.yaml", db)
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.startswith("[1/12]"):
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Run the same command again to resume" in err
+    assert "Traceback" not in err
+    con = sqlite3.connect(db)
+    done = con.execute("SELECT count(*) FROM matches WHERE status = 'done'").fetchone()[0]
+    deals = con.execute("SELECT count(DISTINCT match_id) FROM deals").fetchone()[0]
+    con.close()
+    assert done >= 1 and deals == done  # abandoned matches left nothing behind
+    resumed = arena_run(str(config))
+    assert resumed.returncode == 0 and f"{12 - done} to play" in resumed.stderr
