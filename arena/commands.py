@@ -170,8 +170,19 @@ def summarize(names: tuple[str, str], records: list[Any], rules: RuleSet, seed: 
                 deals_won[rec.bots[d["winner"]]] += 1
         for t in rec.terminations:
             terminations[t.bot][t.kind] += 1
+    elo = None
+    decided = [r for r in records if r.winner is not None]
+    if decided:
+        from arena.stats import Result, ratings
+
+        results = [Result(r.bots[0], r.bots[1], 1.0 if r.winner == 0 else 0.0, r.match_id) for r in decided]
+        rt = ratings(results, anchor=names[1], bootstrap=300, seed=seed)
+        a = rt[names[0]]
+        elo = {"bot": names[0], "against": names[1], "elo": round(a.elo, 1),
+               "interval": None if a.lo is None else [round(a.lo, 1), round(a.hi, 1)]}
     return {
         "variant": rules.name,
+        "elo_difference": elo,
         "seed": seed,
         "matches": len(records),
         "bots": list(names),
@@ -194,6 +205,13 @@ def format_summary(s: dict[str, Any]) -> str:
             f"  {name:<{width}}  {w:>4} wins ({100 * w / max(n, 1):5.1f}%)  {s['game_points'][name]:>5} game points"
             f"  {s['deals']['won'][name]:>5} deals won  terminations: {term}"
         )
+    if s.get("elo_difference"):
+        e = s["elo_difference"]
+        if e["interval"] is None or e["interval"][0] == e["interval"][1]:
+            interval = " (one bot won every match: the prior alone bounds it, no interval)"
+        else:
+            interval = f" (95% interval {e['interval'][0]:+.0f} to {e['interval'][1]:+.0f})"
+        lines.append(f"  Elo of {a} relative to {b}: {e['elo']:+.0f}{interval}")
     if "sprt" in s:
         sp = s["sprt"]
         verdict = {"H1": f"H1 accepted: {a} is about {sp['elo1']:+g} Elo against {b}",
