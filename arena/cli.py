@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
+from typing import NoReturn
 
 from arena.errors import ArenaError
 from arena.game.variants import PRESETS, RulesError, RuleSet, allowed_values
@@ -18,7 +19,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own usage errors: one line, exit 2
+    def error(self, message: str) -> NoReturn:  # argparse's own usage errors: one line, exit 2
         self.print_usage(sys.stderr)
         print(f"arena: error: {message}", file=sys.stderr)
         raise SystemExit(2)

@@ -325,7 +325,7 @@ class LineSplitter:
         self.max_line = max_line
         self._buf = bytearray()
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes | bytearray) -> list[bytes]:
         """Complete lines (without the newline). Raises BotProtocolError('overlong') past the limit."""
         self._buf += data
         lines: list[bytes] = []

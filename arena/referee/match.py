@@ -246,12 +246,13 @@ class MatchRunner:
             seen = 0
             while not deal.over and not match.over:
                 seat = self.seats[deal.to_move]
+                action: Action | None
                 try:
                     action = await self._decide(seat, deal, index)
                 except Violation as v:
                     action = await self._violation(seat, v, deal, index)
-                    if action is None:
-                        break
+                if action is None:
+                    break
                 deal.apply(action)
                 seen = self._distribute(deal, seen)
             if match.over:  # forfeited during the deal
@@ -269,9 +270,9 @@ class MatchRunner:
             bot = await seat.handle.start()
         except Violation as v:
             self._terminate(seat, v, deal)
-            bot = seat.handle.bot
+            failed = seat.handle.bot
             await seat.handle.discard(v)
-            seat.harvest(bot)
+            seat.harvest(failed)
             self.match.concede(seat.index)
             self.record.reason = v.kind
             return False

@@ -18,7 +18,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,7 +97,7 @@ def _make_subreaper() -> None:
         pass
 
 
-def _preexec(limits: Limits) -> None:
+def _preexec(limits: Limits) -> Callable[[], None]:
     def apply() -> None:
         for res, value in (
             (resource.RLIMIT_AS, limits.memory_bytes),
@@ -111,7 +111,7 @@ def _preexec(limits: Limits) -> None:
         if _LIBC is not None:  # die with the referee, even if it is SIGKILLed (PR_SET_PDEATHSIG)
             _LIBC.prctl(1, signal.SIGKILL, 0, 0, 0)
 
-    return apply  # type: ignore[return-value]
+    return apply
 
 
 def bot_environment(cwd: str) -> dict[str, str]:

@@ -26,7 +26,7 @@ def _now() -> str:
 
 
 def _m001_initial(db: sqlite_utils.Database) -> None:
-    db["tournaments"].create(
+    db.table("tournaments").create(
         {
             "name": str, "config_path": str, "config_text": str, "config_hash": str, "variant": str,
             "rules": str, "seed": int, "format": str, "total_matches": int, "created_at": str,
@@ -34,11 +34,11 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
         },
         pk="name",
     )
-    db["bots"].create(
+    db.table("bots").create(
         {"tournament": str, "name": str, "command": str, "argv": str, "hash": str, "build_output": str},
         pk=("tournament", "name"),
     )
-    db["matches"].create(
+    db.table("matches").create(
         {
             "id": str, "tournament": str, "ord": int, "bot_a": str, "bot_b": str, "pair_index": int,
             "game": int, "seat0": str, "seat1": str, "deal_seed": int, "match_seed": int, "status": str,
@@ -49,8 +49,8 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
         },
         pk="id",
     )
-    db["matches"].create_index(["tournament", "status"])
-    db["deals"].create(
+    db.table("matches").create_index(["tournament", "status"])
+    db.table("deals").create(
         {
             "match_id": str, "idx": int, "dealer": int, "trump": str, "deck": str, "actions": str,
             "winner": int, "game_points": int, "reason": str, "points0": int, "points1": int,
@@ -59,7 +59,7 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
         pk=("match_id", "idx"),
         foreign_keys=[("match_id", "matches", "id")],
     )
-    db["terminations"].create(
+    db.table("terminations").create(
         {
             "id": int, "match_id": str, "kind": str, "seat": int, "bot": str, "detail": str, "line": str,
             "deal": int, "at_ms": float,
@@ -67,8 +67,8 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("match_id", "matches", "id")],
     )
-    db["terminations"].create_index(["match_id"])
-    db["seats"].create(
+    db.table("terminations").create_index(["match_id"])
+    db.table("seats").create(
         {
             "match_id": str, "seat": int, "bot": str, "think_ms": str, "think_median_ms": float,
             "think_max_ms": float, "decisions": int, "hello": str,
@@ -76,7 +76,7 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
         pk=("match_id", "seat"),
         foreign_keys=[("match_id", "matches", "id")],
     )
-    db["transcripts"].create(
+    db.table("transcripts").create(
         {"match_id": str, "seat": int, "bot": str, "lines": str, "stderr": str},
         pk=("match_id", "seat"),
         foreign_keys=[("match_id", "matches", "id")],
@@ -106,7 +106,7 @@ class Store:
         if not Path(path).is_file():
             raise StoreError(f"{path}: no such database")
         store = cls(path)
-        if not store.db["tournaments"].exists() or not store.db["tournaments"].count:
+        if not store.db.table("tournaments").exists() or not store.db.table("tournaments").count:
             raise StoreError(f"{path}: holds no tournament")
         return store
 
@@ -115,9 +115,9 @@ class Store:
 
     def _migrate(self) -> None:
         db = self.db
-        if not db["_migrations"].exists():
-            db["_migrations"].create({"name": str, "applied_at": str}, pk="name")
-        done = {row["name"] for row in db["_migrations"].rows}
+        if not db.table("_migrations").exists():
+            db.table("_migrations").create({"name": str, "applied_at": str}, pk="name")
+        done = {row["name"] for row in db.table("_migrations").rows}
         unknown = done - {name for name, _ in MIGRATIONS}
         if unknown:
             raise StoreError(
@@ -127,11 +127,12 @@ class Store:
             if name not in done:
                 with db.conn:
                     migrate(db)
-                    db["_migrations"].insert({"name": name, "applied_at": _now()})
+                    db.table("_migrations").insert({"name": name, "applied_at": _now()})
 
     # ----------------------------------------------------------------- tournaments
     def tournament(self, name: str | None = None) -> dict[str, Any]:
-        rows = list(self.db["tournaments"].rows_where("name = ?", [name]) if name else self.db["tournaments"].rows)
+        table = self.db.table("tournaments")
+        rows = list(table.rows_where("name = ?", [name]) if name else table.rows)
         if not rows:
             raise StoreError(f"{self.path}: no tournament {name!r}" if name else f"{self.path}: no tournament")
         return rows[0]
@@ -154,8 +155,8 @@ class Store:
         Matches left 'running' by an interrupted run go back to 'pending': they are replayed from their seed.
         """
         db = self.db
-        existing = list(db["tournaments"].rows_where("name = ?", [name]))
-        others = [r["name"] for r in db["tournaments"].rows if r["name"] != name]
+        existing = list(db.table("tournaments").rows_where("name = ?", [name]))
+        others = [r["name"] for r in db.table("tournaments").rows if r["name"] != name]
         if others:
             raise StoreError(
                 f"{self.path} holds tournament {others[0]!r}, not {name!r}; use another output database "
@@ -169,7 +170,7 @@ class Store:
                     f"({config_path} changed since). Run again with --fresh to start over (the old results "
                     "are deleted), or --force to continue with the new configuration on purpose."
                 )
-            db["tournaments"].upsert(
+            db.table("tournaments").upsert(
                 {
                     "name": name, "config_path": config_path, "config_text": config_text,
                     "config_hash": config_hash, "variant": rules.get("name", ""), "rules": json.dumps(rules),
@@ -180,8 +181,8 @@ class Store:
                 pk="name",
             )
             for bot in bots:
-                db["bots"].upsert({"tournament": name, **bot}, pk=("tournament", "name"))
-            db["matches"].insert_all(
+                db.table("bots").upsert({"tournament": name, **bot}, pk=("tournament", "name"))
+            db.table("matches").insert_all(
                 ({"tournament": name, "status": "pending", **row} for row in schedule), pk="id", ignore=True
             )
             db.execute("UPDATE matches SET status = 'pending' WHERE tournament = ? AND status = 'running'", [name])
@@ -189,22 +190,22 @@ class Store:
     def finish(self, name: str) -> None:
         with self.db.conn:
             pending = self.count(name, "pending") + self.count(name, "running")
-            self.db["tournaments"].update(name, {"status": "done" if not pending else "running",
+            self.db.table("tournaments").update(name, {"status": "done" if not pending else "running",
                                                  "updated_at": _now()})
 
     # ----------------------------------------------------------------- matches
     def pending(self, name: str) -> list[dict[str, Any]]:
-        return list(self.db["matches"].rows_where(
+        return list(self.db.table("matches").rows_where(
             "tournament = ? AND status != 'done'", [name], order_by="ord"))
 
     def count(self, name: str, status: str | None = None) -> int:
         if status is None:
-            return self.db["matches"].count_where("tournament = ?", [name])
-        return self.db["matches"].count_where("tournament = ? AND status = ?", [name, status])
+            return self.db.table("matches").count_where("tournament = ?", [name])
+        return self.db.table("matches").count_where("tournament = ? AND status = ?", [name, status])
 
     def mark_running(self, match_id: str) -> None:
         with self.db.conn:
-            self.db["matches"].update(match_id, {"status": "running", "started_at": _now()})
+            self.db.table("matches").update(match_id, {"status": "running", "started_at": _now()})
 
     def save(self, rec: MatchRecord) -> None:
         """Store a finished match, all of it in one transaction."""
@@ -213,7 +214,7 @@ class Store:
         with db.conn:
             for table in ("deals", "terminations", "seats", "transcripts"):
                 db.execute(f"DELETE FROM {table} WHERE match_id = ?", [rec.match_id])
-            db["deals"].insert_all(
+            db.table("deals").insert_all(
                 {
                     "match_id": rec.match_id, "idx": i, "dealer": d["dealer"], "trump": d["trump"],
                     "deck": d["deck"], "actions": " ".join(a.replace(" ", ":") for a in d["actions"]),
@@ -224,7 +225,7 @@ class Store:
                 }
                 for i, d in enumerate(rec.deals)
             )
-            db["terminations"].insert_all(
+            db.table("terminations").insert_all(
                 {
                     "match_id": rec.match_id, "kind": t.kind, "seat": t.seat, "bot": t.bot, "detail": t.detail,
                     "line": t.line, "deal": t.deal, "at_ms": t.at_ms,
@@ -233,17 +234,17 @@ class Store:
             )
             for seat in (0, 1):
                 think = rec.think_ms[seat]
-                db["seats"].insert({
+                db.table("seats").insert({
                     "match_id": rec.match_id, "seat": seat, "bot": rec.bots[seat], "think_ms": json.dumps(think),
                     "think_median_ms": statistics.median(think) if think else None,
                     "think_max_ms": max(think) if think else None, "decisions": len(think),
                     "hello": json.dumps(rec.bot_info[seat]),
                 })
-                db["transcripts"].insert({
+                db.table("transcripts").insert({
                     "match_id": rec.match_id, "seat": seat, "bot": rec.bots[seat],
                     "lines": json.dumps(rec.transcripts[seat]), "stderr": rec.stderr[seat],
                 })
-            db["matches"].update(rec.match_id, {
+            db.table("matches").update(rec.match_id, {
                 "status": "done", "winner": rec.winner_name, "winner_seat": rec.winner,
                 "score0": rec.score[0], "score1": rec.score[1], "reason": rec.reason,
                 "termination": term.kind if term else None, "terminated_bot": term.bot if term else None,
@@ -253,4 +254,4 @@ class Store:
             })
 
     def results(self, name: str) -> list[dict[str, Any]]:
-        return list(self.db["matches"].rows_where("tournament = ? AND status = 'done'", [name], order_by="ord"))
+        return list(self.db.table("matches").rows_where("tournament = ? AND status = 'done'", [name], order_by="ord"))
