@@ -131,8 +131,9 @@ def write_transcripts(rec: Any, directory: Path) -> None:
 
 def _default_names(a: str, b: str) -> tuple[str, str]:
     def name(cmd: str) -> str:
-        tokens = cmd.split()
-        script = next((t for t in tokens[1:] if not t.startswith("-")), tokens[0]) if tokens else "bot"
+        # the script an interpreter runs (python bots/greedy.py -> greedy), else the program (bots/c/random 1)
+        tokens = cmd.split() or ["bot"]
+        script = next((t for t in tokens[1:] if "/" in t or Path(t).suffix in (".py", ".sh", ".js")), tokens[0])
         return Path(script).stem or "bot"
 
     na, nb = name(a), name(b)

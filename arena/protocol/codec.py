@@ -57,6 +57,7 @@ class RefereeProtocolError(ProtocolError):
 
 
 _TOKEN = re.compile(r"[^\s=,]+")
+_VERSION = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
 NONE = "-"
 
 
@@ -140,8 +141,8 @@ def encode(msg: RefereeMessage | BotMessage) -> str:
             for token in (match_id, opponent):
                 if not _TOKEN.fullmatch(token):
                     raise RefereeProtocolError("internal", f"{token!r} cannot be sent as one token")
-            kv = " ".join(f"{k}={v}" for k, v in rules.items())
-            return f"match {match_id} seat={seat} opponent={opponent} {kv}"
+            kv = "".join(f" {k}={v}" for k, v in rules.items())
+            return f"match {match_id} seat={seat} opponent={opponent}{kv}"
         case DealStart(index, dealer):
             return f"deal {index} dealer={dealer}"
         case Played(seat, card):
@@ -166,7 +167,7 @@ def encode(msg: RefereeMessage | BotMessage) -> str:
             w = NONE if winner is None else str(winner)
             return f"match-end {w} {score[0]},{score[1]} {reason.replace(' ', '-')}"
         case Error(code, text):
-            return f"error {code} {' '.join(text.split())}"
+            return " ".join(["error", code, *text.split()])
         case Quit():
             return "quit"
         case BotHello(version, name, extras):
@@ -205,7 +206,7 @@ def decode_bot_line(line: str) -> BotMessage:
         return Info(rest)
     if head == "bot":
         parts = rest.split(" ")
-        if len(parts) < 2 or not parts[0].isdigit() or not _TOKEN.fullmatch(parts[1]):
+        if len(parts) < 2 or not _VERSION.fullmatch(parts[0]) or not _TOKEN.fullmatch(parts[1]):
             raise BotProtocolError(
                 "handshake",
                 f"expected 'bot <version> <name> [key=value ...]' (name: one token without '=' or ','), got {line!r}",
@@ -260,7 +261,9 @@ def decode_referee_line(line: str) -> RefereeMessage:
             return Error(args[0], " ".join(args[1:]))
         if head == "quit":
             return Quit()
-        seat = _int(args[0], err, "seat") if args else -1
+        if head not in _EVENT_HEADS:
+            raise err("malformed", f"unknown message {head!r}")
+        seat = _int(args[0], err, "seat")
         if head == "play":
             return Played(seat, Card.parse(args[1]))
         if head == "marriage":
@@ -282,17 +285,26 @@ def decode_referee_line(line: str) -> RefereeMessage:
     raise err("malformed", f"unknown message {head!r}")
 
 
+_EVENT_HEADS = frozenset({"play", "marriage", "exchange", "close", "trick", "draw", "declare"})
+
+
+def _suit(text: str, err: type[ProtocolError]) -> int:
+    if len(text) != 1 or text not in SUITS:
+        raise err("malformed", f"{text!r} is not a suit (one of {' '.join(SUITS)})")
+    return SUITS.index(text)
+
+
 def _decode_turn(kv: dict[str, str]) -> Turn:
     err = RefereeProtocolError
     marriages = []
     if kv["marriages"] != NONE:
         for m in kv["marriages"].split(","):
-            marriages.append((_int(m[:-1], err, "marriage seat"), SUITS.index(m[-1])))
+            marriages.append((_int(m[:-1], err, "marriage seat"), _suit(m[-1:], err)))
     closed = None if kv["closed"] == NONE else _int(kv["closed"], err, "closed")
     view = SeatView(
         seat=_int(kv["seat"], err, "seat"),
         hand=_parse_cards(kv["hand"], err),
-        trump_suit=SUITS.index(kv["trump"]),
+        trump_suit=_suit(kv["trump"], err),
         trump_card=_parse_card(kv["turned"], err),
         talon_size=_int(kv["talon"], err, "talon"),
         closed=closed is not None,
@@ -335,7 +347,8 @@ class LineSplitter:
             nl = buf.find(b"\n", start)
             if nl < 0:
                 break
-            if nl - start > self.max_line:
+            end = nl - 1 if nl > start and buf[nl - 1] == 13 else nl  # a \r\n ending does not count
+            if end - start > self.max_line:
                 raise BotProtocolError("overlong", f"line longer than {self.max_line} bytes")
             lines.append(bytes(buf[start:nl]))
             start = nl + 1

@@ -48,21 +48,22 @@ async def play_series(
     on_record: Callable[[SeriesMatch, MatchRecord], bool] | None = None,
 ) -> list[tuple[SeriesMatch, MatchRecord]]:
     """Play up to n matches; ``on_record`` returning True stops the series (running matches are cancelled)."""
-    plan = plan_series(n, seed, duplicate)
+    plan = iter(plan_series(n, seed, duplicate))
     done: list[tuple[SeriesMatch, MatchRecord]] = []
-    limiter = trio.CapacityLimiter(max(1, concurrency))
 
     async with trio.open_nursery() as nursery:
 
-        async def one(sm: SeriesMatch) -> None:
-            async with limiter:
+        async def slot() -> None:
+            # ``concurrency`` slots pull from one iterator, so matches start in order (an SPRT fed in match
+            # order can stop early only if the early matches are the ones played first)
+            for sm in plan:
                 players = (a, b) if sm.a_seat == 0 else (b, a)
                 rec = await play_match(f"m{sm.index}", players, rules, sm.deal_seed, sm.match_seed, policy)
-            done.append((sm, rec))
-            if on_record is not None and on_record(sm, rec):
-                nursery.cancel_scope.cancel()
+                done.append((sm, rec))
+                if on_record is not None and on_record(sm, rec):
+                    nursery.cancel_scope.cancel()
 
-        for sm in plan:
-            nursery.start_soon(one, sm)
+        for _ in range(max(1, concurrency)):
+            nursery.start_soon(slot)
     done.sort(key=lambda item: item[0].index)
     return done

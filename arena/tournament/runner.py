@@ -102,20 +102,19 @@ async def run_matches(
         }
         await run_in_workers(config.workers, setup, pending, lambda row: store.mark_running(row["id"]), finished)
         return
-    limiter = trio.CapacityLimiter(max(1, config.concurrency))
+    rows = iter(pending)  # slots pull in schedule order: both games of a duplicate pair run close together
     async with trio.open_nursery() as nursery:
         pool = MatchPool(nursery, config.reuse_bots)
         try:
             async with trio.open_nursery() as matches:
 
-                async def one(row: dict[str, Any]) -> None:
-                    async with limiter:
+                async def slot() -> None:
+                    for row in rows:
                         store.mark_running(row["id"])
-                        rec = await pool.play(row, players, config.rules, config.on_violation)
-                        finished(rec)
+                        finished(await pool.play(row, players, config.rules, config.on_violation))
 
-                for row in pending:
-                    matches.start_soon(one, row)
+                for _ in range(max(1, config.concurrency)):
+                    matches.start_soon(slot)
         finally:
             await pool.close()
             nursery.cancel_scope.cancel()
