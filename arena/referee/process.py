@@ -245,6 +245,8 @@ class BotProcess:
     def pending_now(self) -> list[Incoming]:
         """Everything that arrived and has not been received yet (without waiting)."""
         out: list[Incoming] = []
+        if not self._receive.statistics().current_buffer_used:
+            return out  # the usual case, without raising WouldBlock
         while True:
             try:
                 out.append(self._receive.receive_nowait())
@@ -313,6 +315,12 @@ def _killpg(pgid: int, sig: int) -> None:
 
 def _reap_group(pgid: int) -> None:
     """Reap children of ours that were in the bot's process group (its orphans, re-parented to us)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return  # the group is empty: the usual case, and it spares a scan of /proc
+    except PermissionError:
+        pass
     me = os.getpid()
     for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
         if not entry.name.isdigit():
