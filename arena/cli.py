@@ -65,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_parsers() -> list[Callable[..., None]]:
     # Their modules import trio and the referee only when a command runs, so `arena rules` stays light.
     from arena.commands import add_match_parser, add_run_parser
+    from arena.report.command import add_report_parser
 
-    return [add_match_parser, add_run_parser]
+    return [add_match_parser, add_run_parser, add_report_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -361,25 +361,24 @@ class _ReportWriter:
 
 
 def standings_text(store: Any, name: str) -> str:
-    from arena.stats import Result, ratings
+    """The standings as a terminal table: the same figures as the report's index (one source for both)."""
+    from arena.report.context import load, standings
 
-    rows = store.results(name)
-    results = [Result(r["seat0"], r["seat1"], 1.0 if r["winner_seat"] == 0 else 0.0,
-                      f"{r['bot_a']}/{r['bot_b']}/{r['pair_index']}") for r in rows if r["winner_seat"] is not None]
-    if not results:
+    data = load(store, bootstrap=200)
+    rows = [r for r in standings(data) if r["played"]]
+    if not rows:
         return "no results yet"
-    rt = ratings(results, bootstrap=200, seed=0)
-    wins: Counter[str] = Counter()
-    played: Counter[str] = Counter()
-    for r in results:
-        played[r.first] += 1
-        played[r.second] += 1
-        wins[r.first if r.score == 1.0 else r.second] += 1
-    width = max(len(x.bot) for x in rt)
-    out = [f"{'rank':>4}  {'bot':<{width}}  {'elo':>6}  {'95% interval':>15}  {'won':>4} {'lost':>4}  score"]
-    for i, x in enumerate(rt, 1):
-        interval = "" if x.lo is None else f"[{x.lo:+.0f}, {x.hi:+.0f}]"
-        out.append(f"{i:>4}  {x.bot:<{width}}  {x.elo:>+6.0f}  {interval:>15}  {wins[x.bot]:>4} "
-                   f"{played[x.bot] - wins[x.bot]:>4}  {100 * wins[x.bot] / played[x.bot]:5.1f}%")
-    out.extend(f"note: {n}" for n in rt.notes)
+    width = max(len(r["bot"]) for r in rows)
+    out = [f"{'rank':>4}  {'bot':<{width}}  {'elo':>6}  {'95% interval':>15}  {'won':>4} {'lost':>4}  "
+           f"{'score':>6}  {'deals won':>9}  terminations"]
+    for r in rows:
+        interval = "" if r["lo"] is None else f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"
+        elo = "" if r["elo"] is None else f"{r['elo']:+.0f}"
+        deal_win = "" if r["deal_win"] is None else f"{100 * r['deal_win']:.1f}%"
+        term = ", ".join(f"{k} {v}" for k, v in r["terminations"]) or "-"
+        out.append(f"{r['rank'] or '':>4}  {r['bot']:<{width}}  {elo:>6}  {interval:>15}  {r['won']:>4} "
+                   f"{r['lost']:>4}  "
+                   f"{100 * r['score']:5.1f}%  {deal_win:>9}  {term}")
+    if data.fit is not None:
+        out.extend(f"note: {n}" for n in data.fit.notes)
     return "\n".join(out)

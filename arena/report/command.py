@@ -1,0 +1,43 @@
+"""`arena report DATABASE -o DIR`: render the HTML report again from any tournament database."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+
+
+def add_report_parser(sub: Any, commands: dict[str, Any]) -> None:
+    p = sub.add_parser(
+        "report",
+        help="render the HTML report from a tournament database",
+        description="Render the static HTML report (index, rules, one page per bot and per match) from a "
+        "tournament database, e.g. `arena report reports/demo/arena.db -o reports/demo`. The pages open "
+        "from disk and need no network.",
+    )
+    p.add_argument("database", type=Path, metavar="DATABASE", help="the tournament's SQLite database")
+    p.add_argument("-o", "--output", type=Path, metavar="DIR", default=None,
+                   help="directory to write the report into (default: the database's directory)")
+    p.add_argument("--index-only", action="store_true", help="re-render only index.html (fast)")
+    commands["report"] = cmd_report
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from arena.report import render_report
+    from arena.tournament.store import Store
+
+    database: Path = args.database
+    out: Path = args.output if args.output is not None else database.parent
+    store = Store.open_existing(database)
+    try:
+        try:
+            index = render_report(store, out, index_only=args.index_only)
+        except OSError as e:
+            raise ArenaError(f"cannot write the report to {out}: {e.strerror or e}") from None
+    finally:
+        store.close()
+    print(f"report: {index}", file=sys.stdout)
+    return 0
