@@ -176,3 +176,19 @@ async def test_reused_bot_plays_several_matches_in_one_process():
     # each match's transcript starts at its own match line, not at the handshake of the first
     assert records[1].transcripts[0][0][2].startswith("match m1 ")
     assert alive_in_groups(pgids) == []
+
+
+async def test_a_bot_never_sees_the_opponents_hidden_draws():
+    a = Player(BotSpec("random", (sys.executable, str(BOTS.parent.parent / "bots/random.py"), "--seed", "5")), TC)
+    b = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+    rec = await play_match("m", (a, b), SANTASE, 3, 3)
+    for seat in (0, 1):
+        opponent_draws_seen: list[int] = []
+        for _, direction, text in rec.transcripts[seat]:
+            if text.startswith("deal "):
+                opponent_draws_seen.append(0)
+            elif text.startswith(f"draw {1 - seat} ") and not text.endswith(" ?"):
+                opponent_draws_seen[-1] += 1
+        # only the face-up trump card, drawn last from the talon, may be shown
+        assert opponent_draws_seen and all(n <= 1 for n in opponent_draws_seen)
+        assert any(n == 1 for n in opponent_draws_seen)
