@@ -28,6 +28,7 @@ from arena.game.cards import ALL_CARDS, SUITS, Card
 from arena.game.hand import Deal
 from arena.game.variants import RuleSet, allowed_values
 from arena.stats import BotDealStats, Pairing, Ratings, Result, pairings, ratings, summarize_deals
+from arena.stats.ratings import quantile
 
 #: Bootstrap samples behind the intervals and the LOS matrix: the final report, and the live index that
 #: the runner re-renders every few seconds (cheaper; the final render replaces it).
@@ -452,10 +453,7 @@ def bot_hellos(store: Any, tournament: str) -> dict[str, dict[str, Any]]:
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+    return quantile(sorted_values, q)
 
 
 def bot_context(

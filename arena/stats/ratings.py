@@ -251,10 +251,10 @@ def ratings(
 def _interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     s = sorted(values)
     q = (1.0 - level) / 2.0
-    return _quantile(s, q), _quantile(s, 1.0 - q)
+    return quantile(s, q), quantile(s, 1.0 - q)
 
 
-def _quantile(s: Sequence[float], q: float) -> float:
+def quantile(s: Sequence[float], q: float) -> float:
     """Linear interpolation between order statistics (numpy's default)."""
     pos = q * (len(s) - 1)
     lo = math.floor(pos)
