@@ -24,6 +24,11 @@ class IllegalActionError(ValueError):
         self.rule = rule
 
 
+# Events are built with tuple.__new__ directly: NamedTuple's generated __new__ was a fifth of the cost of
+# a random deal (several events per trick).
+_new = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class DealResult:
     winner: int
@@ -49,11 +54,12 @@ class Event(NamedTuple):
 class Deal:
     """State of one deal. Build it from a shuffled deck with ``Deal(rules, deck, dealer)``."""
 
-    def __init__(self, rules: RuleSet, deck: Sequence[Card], dealer: int) -> None:
-        if len(deck) != rules.deck_size or mask_of(deck) != _full_mask(rules):
+    def __init__(self, rules: RuleSet, deck: Sequence[Card], dealer: int, check_deck: bool = True) -> None:
+        if check_deck and (len(deck) != rules.deck_size or mask_of(deck) != _full_mask(rules)):
             raise ValueError("deck is not the rule set's full deck")
         self.rules = rules
         self._manual = rules.declare_66 == "manual"  # read on every decision
+        self._exchange_rank = rules.exchange_rank_index
         self.deck: tuple[Card, ...] = tuple(deck)
         self.dealer = dealer
         nondealer = 1 - dealer
@@ -165,7 +171,7 @@ class Deal:
         return self.closed_by is None and len(self.talon) >= max(1, self.rules.close_min_talon)
 
     def _can_exchange(self, seat: int) -> bool:
-        rank = self.rules.exchange_rank_index
+        rank = self._exchange_rank
         return (
             rank >= 0
             and self.talon_open
@@ -217,7 +223,7 @@ class Deal:
             self.closed_by = seat
             other = 1 - seat
             self.close_snapshot = (self.total(other), self.tricks[other])
-            self.events.append(Event("close", seat))
+            self.events.append(_new(Event, ("close", seat, None, 0)))
         elif kind == "declare":
             self._declare(seat)
 
@@ -243,13 +249,13 @@ class Deal:
         return "illegal", f"{action} is not legal now"
 
     def _exchange(self, seat: int) -> None:
-        low = ALL_CARDS[self.trump * 6 + self.rules.exchange_rank_index]
+        low = ALL_CARDS[self.trump * 6 + self._exchange_rank]
         old = self.talon[-1]
         self.hands[seat] = self.hands[seat] & ~(1 << low) | (1 << old)
         self.talon[-1] = low
         self.trump_card = low
         self.known[seat] |= 1 << old
-        self.events.append(Event("exchange", seat, old))
+        self.events.append(_new(Event, ("exchange", seat, old, 0)))
 
     def _marriage(self, seat: int, card: Card) -> None:
         suit = card.suit
@@ -263,7 +269,7 @@ class Deal:
             self.pending_marriage[seat] += pts
         else:
             pts = 0
-        self.events.append(Event("marriage", seat, card, pts))
+        self.events.append(_new(Event, ("marriage", seat, card, pts)))
         if self._reached_66(seat) and self.rules.declare_66 == "automatic":
             self._finish_win(seat, "reached 66")
             return
@@ -273,7 +279,7 @@ class Deal:
         bit = 1 << card
         self.hands[seat] &= ~bit
         self.known[seat] &= ~bit
-        self.events.append(Event("play", seat, card))
+        self.events.append(_new(Event, ("play", seat, card, 0)))
         if self.led is None:
             self.led = card
             self.to_move = 1 - seat
@@ -293,7 +299,7 @@ class Deal:
             self.marriage_points[winner] += self.pending_marriage[winner]
             self.pending_marriage[winner] = 0
         self.last_trick_winner = winner
-        self.events.append(Event("trick", winner, None, pts))
+        self.events.append(_new(Event, ("trick", winner, None, pts)))
         loser = 1 - winner
         if self.talon_open:
             a = self.talon.pop(0)
@@ -302,8 +308,8 @@ class Deal:
             self.hands[loser] |= 1 << b
             self.draws.append((winner, a))
             self.draws.append((loser, b))
-            self.events.append(Event("draw", winner, a))
-            self.events.append(Event("draw", loser, b))
+            self.events.append(_new(Event, ("draw", winner, a, 0)))
+            self.events.append(_new(Event, ("draw", loser, b, 0)))
             if not self.talon:
                 self.known[loser] |= 1 << b  # the turned trump card was face up
         self.leader = winner
@@ -324,7 +330,7 @@ class Deal:
         return False
 
     def _declare(self, seat: int) -> None:
-        self.events.append(Event("declare", seat, None, self.total(seat)))
+        self.events.append(_new(Event, ("declare", seat, None, self.total(seat))))
         if self.tricks[seat] and self.total(seat) >= 66:
             self._finish_win(seat, "declared 66")
         else:
@@ -374,7 +380,7 @@ class Deal:
             winner, game_points, reason, (self.total(0), self.total(1)), (self.tricks[0], self.tricks[1])
         )
         self.to_move = -1
-        self.events.append(Event("deal-end", winner, None, game_points))
+        self.events.append(_new(Event, ("deal-end", winner, None, game_points)))
 
     # ------------------------------------------------------------------ what leaves the engine
     def view(self, seat: int, match_score: tuple[int, int] = (0, 0)) -> SeatView:

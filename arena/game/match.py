@@ -44,7 +44,8 @@ class Match:
             raise ValueError("the match is over")
         if self.deals and not self.deals[-1].over:
             raise ValueError("the current deal is not over")
-        deal = Deal(self.rules, shuffled_deck(self.rules, self.seed, len(self.deals)), self.next_dealer)
+        deck = shuffled_deck(self.rules, self.seed, len(self.deals))  # a full deck by construction
+        deal = Deal(self.rules, deck, self.next_dealer, check_deck=False)
         self.deals.append(deal)
         return deal
 
