@@ -18,7 +18,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,21 +97,25 @@ def _make_subreaper() -> None:
         pass
 
 
-def _preexec(limits: Limits) -> Callable[[], None]:
-    def apply() -> None:
-        for res, value in (
-            (resource.RLIMIT_AS, limits.memory_bytes),
-            (resource.RLIMIT_CPU, limits.cpu_seconds),
-            (resource.RLIMIT_NPROC, limits.processes),
-            (resource.RLIMIT_FSIZE, limits.file_size_bytes),
-        ):
-            if value is not None:
-                resource.setrlimit(res, (value, value))
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        if _LIBC is not None:  # die with the referee, even if it is SIGKILLed (PR_SET_PDEATHSIG)
-            _LIBC.prctl(1, signal.SIGKILL, 0, 0, 0)
+def _apply_limits(pid: int, limits: Limits) -> None:
+    """Set the bot's resource limits from outside, right after it started.
 
-    return apply
+    Not in a preexec_fn: that forces fork() instead of vfork/posix_spawn (about 3 ms more per bot), and a
+    PR_SET_PDEATHSIG set there fires when trio's spawning *thread* exits, killing bots 10 s after start.
+    The price is a window of microseconds after exec before the limits hold, far shorter than any bot's
+    start-up.
+    """
+    for res, value in (
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_CPU, limits.cpu_seconds),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_FSIZE, limits.file_size_bytes),
+    ):
+        if value is not None:
+            try:
+                resource.prlimit(pid, res, (value, value))
+            except ProcessLookupError:  # it already exited; the exit watcher reports that
+                return
 
 
 def bot_environment(cwd: str) -> dict[str, str]:
@@ -235,9 +239,19 @@ class BotProcess:
         stdin = self.proc.stdin
         assert stdin is not None
         try:
+            # The pipe is non-blocking: one os.write almost always takes the whole batch, without the
+            # cost of a cancel scope and trio's send machinery (a fifth of the referee's CPU per decision).
+            written = os.write(stdin.fileno(), data)  # type: ignore[attr-defined]  # an FdStream
+        except BlockingIOError:
+            written = 0
+        except OSError:  # EPIPE: the bot is gone or closed its stdin
+            return False
+        if written == len(data):
+            return True
+        try:
             # A bot that stopped reading can fill the pipe; never wait on it for long.
             with trio.fail_after(5):
-                await stdin.send_all(data)
+                await stdin.send_all(data[written:])
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             return False
         return True
@@ -362,12 +376,12 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
             cwd=workdir,
             env=bot_environment(workdir),
             start_new_session=True,
-            preexec_fn=_preexec(spec.limits),
         )
     except BaseException:
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
         raise
+    _apply_limits(proc.pid, spec.limits)
     bot = BotProcess(spec, proc, workdir if own_dir else None, kill_grace)
     await nursery.start(bot._run)
     return bot

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 TERMINATIONS = (
@@ -47,7 +47,10 @@ class MatchRecord:
         return None if self.winner is None else self.bots[self.winner]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # shallow: dataclasses.asdict deep-copies the transcripts (milliseconds per match for workers)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["terminations"] = [asdict(t) for t in self.terminations]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchRecord:

@@ -97,6 +97,9 @@ class Store:
             conn = sqlite3.connect(str(self.path), timeout=30)
             self.db = sqlite_utils.Database(conn)
             self.db.enable_wal()
+            # WAL with synchronous=NORMAL: a crash of arena (or SIGKILL) never loses a committed match;
+            # only a power cut may lose the last ones, which a resume then plays again.
+            conn.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a usable arena database ({e})") from None
