@@ -351,12 +351,9 @@ class _ReportWriter:
 
         if not self.enabled:
             return
+        from arena.report import render_report
+
         self.last = time.monotonic()
-        try:
-            from arena.report import render_report
-        except ImportError:  # the report package is optional until it exists
-            self.enabled = False
-            return
         render_report(self.store, Path(self.config.report_dir), index_only=not final)
 
 
