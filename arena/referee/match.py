@@ -130,16 +130,13 @@ async def _next_item(bot: BotProcess, deadline: float, waiting_for: str) -> Line
     with trio.move_on_at(deadline) as scope:
         item = await bot.receive()
     if scope.cancelled_caught:
-        # Let the pipe readers run once before blaming the bot: if we were late to wake, the reply may be
+        # Look at the pipe once more before blaming the bot: if we were late to wake, the reply may be
         # sitting there already, and that is our lag, not the bot's slowness.
-        await trio.sleep(0)
-        late = bot.pending_now()
-        if not late:
+        late = bot.poll()
+        if late is None:
             kind = "handshake" if waiting_for == "handshake" else "timeout"
             raise Violation(kind, f"no answer to the {waiting_for} in time")
-        item = late[0]
-        for rest in late[1:]:  # everything was drained, so putting the rest back keeps the order
-            bot._send.send_nowait(rest)
+        item = late
     if isinstance(item, Eof):
         if item.exited:
             raise Violation("crash", f"the bot {bot.exit_description()} while the referee waited for the {waiting_for}")

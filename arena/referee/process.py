@@ -11,13 +11,13 @@ so a bot's forked children that outlive it are re-parented to us and reaped here
 from __future__ import annotations
 
 import ctypes
-import math
 import os
 import resource
 import shutil
 import signal
 import subprocess
 import tempfile
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -162,8 +162,15 @@ class BotProcess:
         self.transcript = Transcript()
         self.stderr = bytearray()
         self.stderr_dropped = 0
-        self._send, self._receive = trio.open_memory_channel[Incoming](math.inf)
-        self._stdout_done = trio.Event()
+        # stdout is read in the task that waits for a reply (no reader task, no channel: a decision costs
+        # one wake-up, not three); lines that arrive unasked wait in the inbox
+        assert proc.stdout is not None
+        self._stdout_fd: int = proc.stdout.fileno()  # type: ignore[attr-defined]  # an FdStream
+        self._splitter = LineSplitter()
+        self._inbox: deque[Incoming] = deque()
+        self._eof = False
+        self._broken = False
+        self._waiter: trio.CancelScope | None = None  # the receive() waiting on stdout, for the exit watcher
         self.exited = trio.Event()
         self.returncode: int | None = None
         self.name = spec.name
@@ -172,37 +179,9 @@ class BotProcess:
     async def _run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         with self._scope:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._read_stdout)
                 nursery.start_soon(self._read_stderr)
                 nursery.start_soon(self._watch_exit)
                 task_status.started()
-
-    async def _read_stdout(self) -> None:
-        splitter = LineSplitter()
-        stream = self.proc.stdout
-        assert stream is not None
-        try:
-            while True:
-                try:
-                    data = await stream.receive_some(65536)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    data = b""
-                if not data:
-                    break
-                now = trio.current_time()
-                try:
-                    lines = splitter.feed(data)
-                except BotProtocolError as e:
-                    self._send.send_nowait(Broken(e, now))
-                    return
-                for raw in lines:
-                    self._send.send_nowait(Line(raw, now))
-        finally:
-            self._stdout_done.set()
-        # stdout closed: the process may or may not have exited; give it a moment to tell
-        with trio.move_on_after(0.2):
-            await self.exited.wait()
-        self._send.send_nowait(Eof(trio.current_time(), self.exited.is_set(), self.returncode))
 
     async def _read_stderr(self) -> None:
         stream = self.proc.stderr
@@ -222,11 +201,8 @@ class BotProcess:
     async def _watch_exit(self) -> None:
         self.returncode = await self.proc.wait()
         self.exited.set()
-        # A bot whose forked child holds stdout open never gives us EOF: its exit is what counts.
-        with trio.move_on_after(0.2):
-            await self._stdout_done.wait()
-        if not self._stdout_done.is_set():
-            self._send.send_nowait(Eof(trio.current_time(), True, self.returncode))
+        if self._waiter is not None:  # wake a receive(): a forked child may hold stdout open forever
+            self._waiter.cancel()
 
     # -- protocol-level I/O
     async def send(self, lines: Sequence[str]) -> bool:
@@ -256,19 +232,71 @@ class BotProcess:
             return False
         return True
 
-    def pending_now(self) -> list[Incoming]:
-        """Everything that arrived and has not been received yet (without waiting)."""
-        out: list[Incoming] = []
-        if not self._receive.statistics().current_buffer_used:
-            return out  # the usual case, without raising WouldBlock
-        while True:
+    def _fill(self) -> None:
+        """Read whatever stdout has now (the pipe is non-blocking) into the inbox."""
+        while not self._eof and not self._broken:
             try:
-                out.append(self._receive.receive_nowait())
-            except trio.WouldBlock:
-                return out
+                data = os.read(self._stdout_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self._eof = True
+                return
+            now = trio.current_time()
+            try:
+                lines = self._splitter.feed(data)
+            except BotProtocolError as e:
+                self._inbox.append(Broken(e, now))
+                self._broken = True
+                return
+            self._inbox.extend(Line(raw, now) for raw in lines)
+            if len(data) < 65536:
+                return
+
+    def poll(self) -> Incoming | None:
+        """The next line (or stream error) that has arrived, without waiting."""
+        if not self._inbox:
+            self._fill()
+        return self._inbox.popleft() if self._inbox else None
+
+    def pending_now(self) -> list[Incoming]:
+        """Every line (or stream error) that arrived and was not received yet, without waiting."""
+        self._fill()
+        out = list(self._inbox)
+        self._inbox.clear()
+        return out
 
     async def receive(self) -> Incoming:
-        return await self._receive.receive()
+        """The next line, stream error, or end of stdout (which also ends when the process exits)."""
+        while True:
+            item = self.poll()
+            if item is not None:
+                return item
+            if self._eof or self._broken:
+                # stdout closed: the process may or may not be exiting; give it a moment to tell
+                with trio.move_on_after(0.2):
+                    await self.exited.wait()
+                return Eof(trio.current_time(), self.exited.is_set(), self.returncode)
+            if self.exited.is_set():
+                # exited, but a forked child may hold stdout open: let the pipe drain, then the exit counts
+                with trio.move_on_after(0.2):
+                    await trio.lowlevel.wait_readable(self._stdout_fd)
+                item = self.poll()
+                if item is not None:
+                    return item
+                if not self._eof:
+                    return Eof(trio.current_time(), True, self.returncode)
+                continue
+            with trio.CancelScope() as waiter:
+                self._waiter = waiter
+                try:
+                    await trio.lowlevel.wait_readable(self._stdout_fd)
+                except trio.ClosedResourceError:
+                    self._eof = True
+                finally:
+                    self._waiter = None
 
     def stderr_text(self) -> str:
         text = self.stderr.decode("utf-8", "replace")
