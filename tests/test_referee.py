@@ -184,7 +184,7 @@ async def test_a_bot_never_sees_the_opponents_hidden_draws():
     rec = await play_match("m", (a, b), SANTASE, 3, 3)
     for seat in (0, 1):
         opponent_draws_seen: list[int] = []
-        for _, direction, text in rec.transcripts[seat]:
+        for _, _direction, text in rec.transcripts[seat]:
             if text.startswith("deal "):
                 opponent_draws_seen.append(0)
             elif text.startswith(f"draw {1 - seat} ") and not text.endswith(" ?"):
