@@ -27,14 +27,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    rules = RuleSet.from_dict(args.variant)
-    overrides = {}
-    for item in args.set or []:
-        if "=" not in item:
-            raise ArenaError(f"--set {item!r}: expected NAME=VALUE, e.g. --set match_target=7")
-        key, value = item.split("=", 1)
-        overrides[key] = _yaml_scalar(value)
-    rules = rules.with_overrides(overrides)
+    from arena.commands import parse_overrides  # light: trio and the referee load only when a match runs
+
+    rules = RuleSet.from_dict(args.variant).with_overrides(parse_overrides(args.set))
     print(f"rules {rules.name}")
     width = max(len(f.name) for f in fields(rules))
     for f in fields(rules):
@@ -43,12 +38,6 @@ def _cmd_rules(args: argparse.Namespace) -> int:
             if isinstance(value, bool) else str(value)
         print(f"  {f.name:<{width}}  {shown:<12}  {f.metadata.get('doc', '')} [{allowed_values(f)}]")
     return 0
-
-
-def _yaml_scalar(text: str) -> object:
-    import yaml
-
-    return yaml.safe_load(text)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -63,7 +63,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     if args.matches < 1:
         raise ConfigError("--matches must be at least 1")
-    rules = RuleSet.from_dict(args.variant).with_overrides(_overrides(args.set))
+    rules = RuleSet.from_dict(args.variant).with_overrides(parse_overrides(args.set))
     tc = TimeControl(
         move_ms=_duration(args.move_time, "--move-time"),
         bank_ms=None if args.bank is None else _duration(args.bank, "--bank"),
@@ -142,7 +142,8 @@ def _default_names(a: str, b: str) -> tuple[str, str]:
     return na, nb
 
 
-def _overrides(items: list[str] | None) -> dict[str, Any]:
+def parse_overrides(items: list[str] | None) -> dict[str, Any]:
+    """``--set NAME=VALUE`` options as rule overrides; values are read as YAML scalars (7, true, 3,3)."""
     import yaml
 
     out: dict[str, Any] = {}
