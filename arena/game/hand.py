@@ -76,6 +76,7 @@ class Deal:
         else:
             turned = rest.pop()
         self.talon: list[Card] = rest + [turned]  # index 0 is drawn next; the turned card lies at the bottom
+        self.turned_card: Card = turned  # as dealt; trump_card below changes with an exchange
         self.trump_card: Card = turned
         self.trump: int = turned.suit
         self.hands = hands
@@ -96,7 +97,6 @@ class Deal:
         self.result: DealResult | None = None
         self.actions: list[tuple[int, Action]] = []
         self.events: list[Event] = []  # public events, for the referee; it may clear it
-        self.draws: list[tuple[int, Card]] = []  # private: who drew what, in order
 
     # ------------------------------------------------------------------ queries
     @property
@@ -306,8 +306,6 @@ class Deal:
             b = self.talon.pop(0)
             self.hands[winner] |= 1 << a
             self.hands[loser] |= 1 << b
-            self.draws.append((winner, a))
-            self.draws.append((loser, b))
             self.events.append(_new(Event, ("draw", winner, a, 0)))
             self.events.append(_new(Event, ("draw", loser, b, 0)))
             if not self.talon:
@@ -413,7 +411,7 @@ class Deal:
         return {
             "dealer": self.dealer,
             "deck": " ".join(str(c) for c in self.deck),
-            "trump": str(ALL_CARDS[self.deck_turned_index()]),
+            "trump": str(self.turned_card),
             "actions": [f"{s} {a}" for s, a in self.actions],
             "winner": None if r is None else r.winner,
             "game_points": None if r is None else r.game_points,
@@ -421,10 +419,6 @@ class Deal:
             "points": None if r is None else list(r.points),
             "tricks": None if r is None else list(r.tricks),
         }
-
-    def deck_turned_index(self) -> int:
-        n = 2 * self.rules.hand_size
-        return self.deck[n] if self.rules.trump_card == "after-deal" else self.deck[-1]
 
 
 _POINTS = tuple(c.points for c in ALL_CARDS)

@@ -18,8 +18,7 @@ import signal
 import subprocess
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,7 +149,7 @@ class Transcript:
 
 
 class BotProcess:
-    """A running bot. Create with ``open_bot``; it is stopped and reaped when the block exits."""
+    """A running bot. Create with ``start_bot``; ``stop()`` ends and reaps its whole process group."""
 
     def __init__(self, spec: BotSpec, proc: trio.Process, own_dir: str | None, kill_grace: float) -> None:
         self.spec = spec
@@ -413,15 +412,3 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
     bot = BotProcess(spec, proc, workdir if own_dir else None, kill_grace)
     await nursery.start(bot._run)
     return bot
-
-
-@asynccontextmanager
-async def open_bot(spec: BotSpec, kill_grace: float = 1.0) -> AsyncIterator[BotProcess]:
-    """Start the bot for the duration of the block; it is stopped and reaped on the way out."""
-    async with trio.open_nursery() as nursery:
-        bot = await start_bot(spec, nursery, kill_grace)
-        try:
-            yield bot
-        finally:
-            with trio.CancelScope(shield=True):
-                await bot.stop()
