@@ -20,31 +20,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from arena.game import Deal, Event, Match, RuleSet, preset
-from arena.protocol.codec import BotProtocolError, LineSplitter, decode_bot_bytes, encode, rules_to_wire
+from arena.game import Deal, Match, RuleSet, preset
+from arena.protocol.codec import BotProtocolError, LineSplitter, decode_bot_bytes, encode, event_message, rules_to_wire
 from arena.protocol.messages import (
     VERSIONS,
     BotHello,
-    Closed,
     DealEnd,
     DealStart,
-    Declared,
-    Drew,
     Error,
-    Exchanged,
     Hello,
     Info,
-    MarriageShown,
     MatchEnd,
     MatchStart,
-    Played,
     Quit,
     Reply,
-    TrickWon,
     Turn,
-)
-from arena.protocol.messages import (
-    Event as ProtocolEvent,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,29 +166,6 @@ class BotProcess:
 
 
 # ---------------------------------------------------------------- the game, in protocol messages
-def protocol_event(ev: Event, viewer: int, face_up: bool) -> ProtocolEvent | None:
-    """The protocol event line for one engine event, as ``viewer`` sees it (None for deal-end)."""
-    card = ev.card
-    match ev.kind:
-        case "play" if card is not None:
-            return Played(ev.seat, card)
-        case "marriage" if card is not None:
-            return MarriageShown(ev.seat, card, ev.points)
-        case "exchange" if card is not None:
-            return Exchanged(ev.seat, card)
-        case "close":
-            return Closed(ev.seat)
-        case "trick":
-            return TrickWon(ev.seat, ev.points)
-        case "draw":  # the opponent's draw is hidden, except the face-up card drawn last
-            return Drew(ev.seat, card if ev.seat == viewer or face_up else None)
-        case "declare":
-            return Declared(ev.seat, ev.points)
-        case "deal-end":
-            return None
-    raise ValueError(f"cannot send engine event {ev}")
-
-
 def _play_deal(bots: list[BotProcess], match: Match, deal: Deal) -> list[list[str]]:
     """Play one deal to its end; returns the event lines still owed to each seat."""
     pending: list[list[str]] = [[], []]
@@ -207,7 +174,7 @@ def _play_deal(bots: list[BotProcess], match: Match, deal: Deal) -> list[list[st
     while True:
         for ev in deal.events:
             for viewer in (0, 1):
-                event = protocol_event(ev, viewer, ev.kind == "draw" and draws == last_draw)
+                event = event_message(ev, viewer, ev.kind == "draw" and draws == last_draw)
                 if event is not None:
                     pending[viewer].append(encode(event))
             draws += ev.kind == "draw"

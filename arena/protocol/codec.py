@@ -12,6 +12,7 @@ from dataclasses import fields as dc_fields
 
 from arena.game.actions import Action, ActionSyntaxError
 from arena.game.cards import SUITS, Card, CardError
+from arena.game.hand import Event as GameEvent
 from arena.game.variants import RuleSet
 from arena.game.views import SeatView
 from arena.protocol.messages import (
@@ -25,6 +26,7 @@ from arena.protocol.messages import (
     Declared,
     Drew,
     Error,
+    Event,
     Exchanged,
     Hello,
     Info,
@@ -193,6 +195,32 @@ def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: 
         f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
         f"legal={','.join(action_token(a) for a in legal)}"
     )
+
+
+# ----------------------------------------------------------------- engine events as one seat sees them
+def event_message(ev: GameEvent, viewer: int, face_up: bool) -> Event | None:
+    """The protocol event for one engine event, as seat ``viewer`` may see it; None for deal-end, which
+    goes out as its own message with the match score. ``face_up``: a drawn card both seats saw (the
+    turned trump card, drawn last), so it is shown to the opponent too."""
+    card = ev.card
+    match ev.kind:
+        case "play" if card is not None:
+            return Played(ev.seat, card)
+        case "marriage" if card is not None:
+            return MarriageShown(ev.seat, card, ev.points)
+        case "exchange" if card is not None:
+            return Exchanged(ev.seat, card)
+        case "close":
+            return Closed(ev.seat)
+        case "trick":
+            return TrickWon(ev.seat, ev.points)
+        case "draw":
+            return Drew(ev.seat, card if ev.seat == viewer or face_up else None)
+        case "declare":
+            return Declared(ev.seat, ev.points)
+        case "deal-end":
+            return None
+    raise RefereeProtocolError("internal", f"cannot send engine event {ev}")
 
 
 # ----------------------------------------------------------------- lines from a bot

@@ -15,11 +15,11 @@ from typing import Literal
 import trio
 
 from arena.game.actions import Action
-from arena.game.hand import Deal, DealResult, Event
+from arena.game.hand import Deal, DealResult
 from arena.game.match import Match
 from arena.game.variants import RuleSet
 from arena.protocol import messages as m
-from arena.protocol.codec import BotProtocolError, decode_bot_bytes, encode, rules_to_wire
+from arena.protocol.codec import BotProtocolError, decode_bot_bytes, encode, event_message, rules_to_wire
 from arena.referee.clock import Clock, TimeControl
 from arena.referee.process import BotProcess, BotSpec, Broken, Eof, Line, start_bot
 from arena.referee.record import MatchRecord, Termination
@@ -364,9 +364,10 @@ class MatchRunner:
         events = deal.events
         for ev in events[seen:]:
             for seat in self.seats:
-                line = _event_line(ev, seat.index, deal)
-                if line is not None:
-                    seat.outbox.append(line)
+                # the face-up trump card is the only drawn card both seats saw
+                msg = event_message(ev, seat.index, ev.card == deal.trump_card)
+                if msg is not None:
+                    seat.outbox.append(encode(msg))
         return len(events)
 
     def _record_deal(self, deal: Deal, forfeit: bool) -> None:
@@ -410,31 +411,6 @@ def _item_violation(bot: BotProcess, item: Eof | Broken) -> tuple[str, str]:
 async def _wait_briefly(bot: BotProcess) -> None:
     with trio.move_on_after(0.5):
         await bot.exited.wait()
-
-
-def _event_line(ev: Event, seat: int, deal: Deal) -> str | None:
-    kind = ev.kind
-    card = ev.card
-    if kind == "play":
-        assert card is not None
-        return encode(m.Played(ev.seat, card))
-    if kind == "trick":
-        return encode(m.TrickWon(ev.seat, ev.points))
-    if kind == "draw":
-        # the opponent's draw stays hidden, except the face-up trump card, which both saw
-        visible = ev.seat == seat or card == deal.trump_card
-        return encode(m.Drew(ev.seat, card if visible else None))
-    if kind == "marriage":
-        assert card is not None
-        return encode(m.MarriageShown(ev.seat, card, ev.points))
-    if kind == "exchange":
-        assert card is not None
-        return encode(m.Exchanged(ev.seat, card))
-    if kind == "close":
-        return encode(m.Closed(ev.seat))
-    if kind == "declare":
-        return encode(m.Declared(ev.seat, ev.points))
-    return None  # deal-end goes out as its own message with the match score
 
 
 async def play_match(
