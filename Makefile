@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bots clean browser
+.PHONY: demo test lint bench bots clean browser sandbox
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,17 +15,25 @@ $(STAMP): pyproject.toml
 bots:
 	$(MAKE) -s -C bots/c
 
-# The report's browser test needs Debian's chromium; install it when we can (root with apt), otherwise
-# the test skips itself and says why.
-browser:
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
-	  echo "note: chromium not installed; the browser test will be skipped"; }
+# Debian packages a fresh machine may lack, installed when we can (root with apt): bubblewrap, the sandbox
+# every bot runs in (without it bots run unsandboxed after a loud warning; docs/SECURITY.md), and chromium
+# for the report's browser test (which skips itself, saying why, without it).
+define apt_install
+	@command -v $(1) >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null) || \
+	  echo "note: $(2) could not be installed; see docs/SECURITY.md and the skipped tests"; }
+endef
 
-demo: $(STAMP) bots
+sandbox:
+	$(call apt_install,bwrap,bubblewrap)
+
+browser:
+	$(call apt_install,chromium,chromium)
+
+demo: $(STAMP) bots sandbox
 	$(VENV)/bin/arena run tournaments/demo.yaml
 
-test: $(STAMP) bots browser
+test: $(STAMP) bots sandbox browser
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 
-__all__ = ["BotSpecError", "check_command", "fingerprint", "resolve_command", "split_command"]
+__all__ = ["BotSpecError", "check_command", "fingerprint", "resolve_command", "script_argument", "split_command"]
 
 
 class BotSpecError(ConfigError):
@@ -87,7 +87,7 @@ def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path |
         if base_dir is not None and (Path(base_dir) / program).is_file():
             hint = f" (to run the file {program!r} in {base_dir}, write ./{program})"
         raise BotSpecError(f"command {program!r} not found on PATH{hint}")
-    script = _first_script(argv)
+    script = script_argument(argv)
     if script is not None and not Path(script).is_file():
         raise BotSpecError(f"script {script!r} of command {shown!r} not found")
 
@@ -158,7 +158,7 @@ def _rewrite_argument(arg: str, base: Path) -> str:
     return arg
 
 
-def _first_script(argv: Sequence[str]) -> str | None:
+def script_argument(argv: Sequence[str]) -> str | None:
     """The script an interpreter is asked to run: the first non-option argument, if it has a script suffix."""
     for arg in argv[1:]:
         if arg.startswith("-"):
@@ -171,15 +171,16 @@ def _program_path(program: str) -> str | None:
     return program if "/" in program else shutil.which(program)
 
 
-def _file_key(path: str) -> tuple[str, int, int]:
+def _file_key(path: str) -> tuple[str, int, int, int, int, int]:
     real = os.path.realpath(path)
     st = os.stat(real)
-    return real, st.st_mtime_ns, st.st_size
+    return real, st.st_dev, st.st_ino, st.st_ctime_ns, st.st_mtime_ns, st.st_size
 
 
 @functools.lru_cache(maxsize=256)
-def _file_digest(real: str, mtime_ns: int, size: int) -> bytes:
-    # Keyed by mtime and size so a rebuilt file is read again; the interpreter is read once per process.
+def _file_digest(real: str, dev: int, ino: int, ctime_ns: int, mtime_ns: int, size: int) -> bytes:
+    # Keyed by the file's identity and change time, so a rewritten file is read again (a bot can restore
+    # the mtime and size of a program it rewrote, but not its ctime); the interpreter is read once.
     h = hashlib.sha256()
     with open(real, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):

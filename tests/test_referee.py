@@ -25,7 +25,8 @@ SANTASE = preset("santase")
 
 
 def player(name: str, *args: str, tc: TimeControl = TC) -> Player:
-    return Player(BotSpec(name, (str(BOTS / f"{name}.py"), *args)), tc)
+    # cwd: the test bots import _common.py beside them, and a sandboxed bot sees its cwd's files
+    return Player(BotSpec(name, (str(BOTS / f"{name}.py"), *args), cwd=BOTS), tc)
 
 
 def alive_in_groups(pgids: list[int]) -> list[str]:
@@ -46,7 +47,7 @@ def alive_in_groups(pgids: list[int]) -> list[str]:
 
 async def play(bad: Player, seat: int = 0, policy: str = "lose-match", rules=SANTASE):
     async with trio.open_nursery() as nursery:
-        good = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+        good = Player(BotSpec("good", (str(BOTS / "good.py"),), cwd=BOTS), TC)
         handles = [BotHandle(bad, nursery), BotHandle(good, nursery)]
         if seat == 1:
             handles.reverse()
@@ -141,7 +142,7 @@ async def test_random_move_policy_substitutes_and_counts():
 
 async def test_same_seed_same_match():
     a = Player(BotSpec("random", (sys.executable, str(BOTS.parent.parent / "bots/random.py"), "--seed", "3")), TC)
-    b = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+    b = Player(BotSpec("good", (str(BOTS / "good.py"),), cwd=BOTS), TC)
     r1 = await play_match("m", (a, b), SANTASE, 11, 11)
     r2 = await play_match("m", (a, b), SANTASE, 11, 11)
     assert [d["actions"] for d in r1.deals] == [d["actions"] for d in r2.deals]
@@ -149,17 +150,18 @@ async def test_same_seed_same_match():
 
 
 async def test_memory_limit_turns_a_hog_into_a_crash():
-    limited = Player(BotSpec("memory_hog", (str(BOTS / "memory_hog.py"),),
+    limited = Player(BotSpec("memory_hog", (str(BOTS / "memory_hog.py"),), cwd=BOTS,
                              limits=Limits(memory_bytes=512 * 1024**2)), TC)
     rec, pgids = await play(limited)
     assert [(t.kind, t.bot) for t in rec.terminations] == [("crash", "memory_hog")]
-    assert "MemoryError" in rec.stderr[0]
+    # a per-process limit makes the allocation fail; the sandbox's whole-bot cgroup limit OOM-kills it
+    assert "MemoryError" in rec.stderr[0] or "SIGKILL" in rec.terminations[0].detail
     assert alive_in_groups(pgids) == []
 
 
 async def test_reused_bot_plays_several_matches_in_one_process():
-    good = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
-    other = Player(BotSpec("other", (str(BOTS / "good.py"),)), TC)
+    good = Player(BotSpec("good", (str(BOTS / "good.py"),), cwd=BOTS), TC)
+    other = Player(BotSpec("other", (str(BOTS / "good.py"),), cwd=BOTS), TC)
     players = {"good": good, "other": other}
     async with trio.open_nursery() as nursery:
         pool = MatchPool(nursery, reuse=True)
@@ -180,7 +182,7 @@ async def test_reused_bot_plays_several_matches_in_one_process():
 
 async def test_a_bot_never_sees_the_opponents_hidden_draws():
     a = Player(BotSpec("random", (sys.executable, str(BOTS.parent.parent / "bots/random.py"), "--seed", "5")), TC)
-    b = Player(BotSpec("good", (str(BOTS / "good.py"),)), TC)
+    b = Player(BotSpec("good", (str(BOTS / "good.py"),), cwd=BOTS), TC)
     rec = await play_match("m", (a, b), SANTASE, 3, 3)
     for seat in (0, 1):
         opponent_draws_seen: list[int] = []

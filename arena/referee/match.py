@@ -14,6 +14,7 @@ from typing import Literal
 
 import trio
 
+from arena.botspec import fingerprint
 from arena.game.actions import Action
 from arena.game.hand import Deal, DealResult
 from arena.game.match import Match
@@ -264,6 +265,7 @@ class MatchRunner:
     async def _ensure_started(self, seat: _Seat, deal: int | None) -> bool:
         """Start (or restart) the seat's bot and send it the match line. False if the match was forfeited."""
         try:
+            _check_program(seat.handle.player.spec)
             bot = await seat.handle.start()
         except Violation as v:
             self._terminate(seat, v, deal)
@@ -396,6 +398,23 @@ class MatchRunner:
         bot = seat.handle.bot
         if bot is not None and bot.alive:
             await bot.send(lines)
+
+
+def _check_program(spec: BotSpec) -> None:
+    """Raise Violation("tampered") if the bot's program is no longer what it was when the run began.
+
+    Checked before every match and every restart, reused processes included: without a sandbox a bot (or
+    its opponent) could rewrite a program between matches.
+    """
+    if spec.fingerprint is None:
+        return
+    try:
+        now = fingerprint(spec.argv)
+    except OSError as e:
+        now = f"unreadable ({e.strerror})"
+    if now != spec.fingerprint:
+        raise Violation("tampered", f"the bot's program changed since the run began (fingerprint "
+                                    f"{spec.fingerprint}, now {now}); it is not started again")
 
 
 def _item_violation(bot: BotProcess, item: Eof | Broken) -> tuple[str, str]:

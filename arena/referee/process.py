@@ -21,10 +21,12 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from arena.protocol.codec import BotProtocolError, LineSplitter
+from arena.referee.sandbox import PASS_FDS, SANDBOX_TMP, SandboxKind, SandboxPlan, plan_sandbox, resolve_sandbox
 
 STDERR_CAP = 64 * 1024
 TRANSCRIPT_LINE_CAP = 4200  # characters of one transcript line kept (bot lines are capped at 4 KiB anyway)
@@ -32,20 +34,30 @@ TRANSCRIPT_LINE_CAP = 4200  # characters of one transcript line kept (bot lines 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-process resource limits (None = unlimited)."""
+    """Resource limits of one bot (None = unlimited). In the sandbox, memory and processes hold for the whole
+    bot (a cgroup), and file_size also caps its private /tmp; without one, each holds per process."""
 
     memory_bytes: int | None = 2 * 1024**3
     cpu_seconds: int | None = None
-    processes: int | None = None  # RLIMIT_NPROC counts all the user's processes, so off by default
+    # None: DEFAULT_PROCESSES in the sandbox; unlimited without one (RLIMIT_NPROC would count every process
+    # of the user running arena there)
+    processes: int | None = None
     file_size_bytes: int | None = 64 * 1024**2
 
 
 @dataclass(frozen=True)
 class BotSpec:
+    """One bot's command and how to run it. ``sandbox``: bwrap, none, or auto (bwrap where it works).
+    ``fingerprint``: what `arena.botspec.fingerprint` gave for the program when the run began; a process
+    is started only while the program is still the same (else the seat ends in ``tampered``)."""
+
     name: str
     argv: tuple[str, ...]
-    cwd: Path | None = None  # None: a fresh temporary directory per process
+    cwd: Path | None = None  # None: a fresh private directory per process (/tmp in the sandbox)
     limits: Limits = field(default_factory=Limits)
+    sandbox: str = "auto"
+    fingerprint: str | None = None
+    files: tuple[str, ...] | None = None  # what its sandbox shows of its own (None: sandbox.bot_files)
 
 
 @dataclass(frozen=True)
@@ -148,12 +160,67 @@ class Transcript:
         self.entries = []
 
 
+class DirectProcess:
+    """A child started with ``subprocess.Popen`` on the referee's own (main) thread, with the parts of
+    ``trio.Process`` the referee uses: pid, returncode, the three pipes as trio streams, and ``wait()``.
+
+    Why not ``trio.lowlevel.open_process``: it forks from a worker thread, and bubblewrap's
+    ``--die-with-parent`` (PR_SET_PDEATHSIG) fires when the *thread* that forked it exits, which trio's
+    idle worker threads do after 10 s. Forked from the main thread, the sandbox dies exactly when the
+    referee does.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: int, stdout: int, stderr: int) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.returncode: int | None = None
+        self.stdin = trio.lowlevel.FdStream(stdin)
+        self.stdout = trio.lowlevel.FdStream(stdout)
+        self.stderr = trio.lowlevel.FdStream(stderr)
+
+    @classmethod
+    def spawn(cls, argv: Sequence[str], cwd: str, env: dict[str, str], preexec: Any,
+              pass_fds: Sequence[int] = ()) -> DirectProcess:
+        ours: list[int] = []
+        theirs: list[int] = []
+        try:
+            for child_reads in (True, False, False):
+                r, w = os.pipe2(os.O_CLOEXEC)
+                ours.append(w if child_reads else r)
+                theirs.append(r if child_reads else w)
+            popen = subprocess.Popen(
+                list(argv), stdin=theirs[0], stdout=theirs[1], stderr=theirs[2], cwd=cwd, env=env,
+                start_new_session=True, preexec_fn=preexec, close_fds=True, pass_fds=pass_fds,
+            )
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        return cls(popen, *ours)
+
+    async def wait(self) -> int:
+        if self.returncode is None:
+            pidfd = os.pidfd_open(self.pid)
+            try:
+                await trio.lowlevel.wait_readable(pidfd)
+            finally:
+                trio.lowlevel.notify_closing(pidfd)
+                os.close(pidfd)
+            self.returncode = self._popen.wait()
+        return self.returncode
+
+
 class BotProcess:
     """A running bot. Create with ``start_bot``; ``stop()`` ends and reaps its whole process group."""
 
-    def __init__(self, spec: BotSpec, proc: trio.Process, own_dir: str | None, kill_grace: float) -> None:
+    def __init__(self, spec: BotSpec, proc: trio.Process | DirectProcess, own_dir: str | None, kill_grace: float,
+                 sandbox: SandboxPlan | None = None) -> None:
         self.spec = spec
         self.proc = proc
+        self.sandbox = sandbox
         self.own_dir = own_dir  # a temporary working directory to remove after the process
         self.kill_grace = kill_grace
         self._scope = trio.CancelScope()
@@ -317,6 +384,8 @@ class BotProcess:
         rc = self.returncode
         if rc is None:
             return "still running"
+        if self.sandbox is not None and rc > 128:
+            rc = 128 - rc  # bubblewrap reports a signal as 128 + its number
         if rc < 0:
             try:
                 return f"killed by signal {signal.Signals(-rc).name}"
@@ -343,6 +412,8 @@ class BotProcess:
             for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
                 if stream is not None:
                     await stream.aclose()
+        if self.sandbox is not None:
+            self.sandbox.release()
         if self.own_dir:
             shutil.rmtree(self.own_dir, ignore_errors=True)
 
@@ -386,12 +457,29 @@ def _reap_group(pgid: int) -> None:
                 pass
 
 
+def effective_sandbox(spec: BotSpec) -> SandboxKind:
+    """The sandbox a spec's bot runs in (``auto`` becomes bwrap where it works, with a warning where not)."""
+    return resolve_sandbox(None if spec.sandbox == "auto" else spec.sandbox)
+
+
 async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.0) -> BotProcess:
     """Start the bot; its pipe readers run in ``nursery`` until ``bot.stop()``.
 
     Raises OSError if the program cannot be started at all (the caller names that a crash).
     """
     _make_subreaper()
+    if effective_sandbox(spec) == "bwrap":
+        limits = spec.limits
+        plan = plan_sandbox(spec.argv, spec.cwd, spec.files, limits.memory_bytes, limits.processes, limits.cpu_seconds,
+                            limits.file_size_bytes, bot_environment(SANDBOX_TMP))
+        try:
+            direct = DirectProcess.spawn(plan.argv, plan.cwd, {"PATH": "/usr/bin:/bin"}, plan.preexec, PASS_FDS)
+        except BaseException:
+            plan.release()
+            raise
+        bot = BotProcess(spec, direct, None, kill_grace, plan)
+        await nursery.start(bot._run)
+        return bot
     own_dir = spec.cwd is None
     workdir = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-") if own_dir else str(spec.cwd)
     try:

@@ -7,6 +7,7 @@ from typing import Any
 
 TERMINATIONS = (
     "handshake", "timeout", "malformed", "overlong", "encoding", "illegal", "unexpected", "crash", "disconnect",
+    "tampered",
 )
 
 

@@ -16,10 +16,12 @@ from typing import Any
 
 import trio
 
+from arena.botspec import fingerprint
 from arena.referee.match import Player
 from arena.referee.pool import MatchPool
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord
+from arena.referee.sandbox import bot_files
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import Store
@@ -63,8 +65,13 @@ class Progress:
 
 
 def player_for(config: TournamentConfig, name: str) -> Player:
+    """The bot as the referee runs it, fingerprinted now: a program that changes later ends in ``tampered``."""
     bot = next(b for b in config.bots if b.name == name)
-    return Player(BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits), bot.time)
+    others = [b.command for b in config.bots if b.name != name]
+    spec = BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits,
+                   sandbox=getattr(config, "sandbox", None) or "auto", fingerprint=fingerprint(bot.command),
+                   files=bot_files(bot.command, bot.cwd, others))
+    return Player(spec, bot.time)
 
 
 def schedule_rows(schedule: list[MatchSpec]) -> list[dict[str, Any]]:

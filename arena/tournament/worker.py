@@ -34,13 +34,15 @@ from arena.referee.record import MatchRecord
 def player_to_dict(p: Player) -> dict[str, Any]:
     return {
         "name": p.spec.name, "argv": list(p.spec.argv), "cwd": None if p.spec.cwd is None else str(p.spec.cwd),
-        "limits": asdict(p.spec.limits), "time": asdict(p.time),
+        "limits": asdict(p.spec.limits), "time": asdict(p.time), "sandbox": p.spec.sandbox,
+        "fingerprint": p.spec.fingerprint, "files": p.spec.files,
     }
 
 
 def player_from_dict(d: dict[str, Any]) -> Player:
     return Player(
-        BotSpec(d["name"], tuple(d["argv"]), None if d["cwd"] is None else Path(d["cwd"]), Limits(**d["limits"])),
+        BotSpec(d["name"], tuple(d["argv"]), None if d["cwd"] is None else Path(d["cwd"]), Limits(**d["limits"]),
+                d["sandbox"], d["fingerprint"], None if d["files"] is None else tuple(d["files"])),
         TimeControl(**d["time"]),
     )
 

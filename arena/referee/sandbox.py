@@ -1,0 +1,551 @@
+"""Each bot in its own bubblewrap sandbox: what it may see, which user it runs as, and its whole-bot limits.
+
+A bot is a stranger's program. Under ``sandbox: bwrap`` (the default wherever bubblewrap works) it runs in
+new PID, network, IPC, UTS, cgroup and mount namespaces, so it sees no other process, has no network, and
+every process it starts dies with the sandbox (``--die-with-parent``: also when the referee is SIGKILLed).
+Its filesystem is a minimal read-only view: the system directories (/usr and the /bin, /lib links), a few
+files of /etc the dynamic linker needs, the Python that runs arena (so ``python`` bots work) with arena's
+own package (for the bot kit), and the bot's own files, each at its real path. Nothing else: not /root,
+/home, other bots' files, the config or the database. /tmp is a private tmpfs with a size cap.
+
+As root, the bot must not be root outside the namespace either (or every root-only file would be its own):
+bubblewrap runs privileged but keeps only CAP_SETUID/CAP_SETGID, and ``setpriv`` inside the sandbox drops
+to a uid of its own (one per running bot, from ``UID_BASE``) with no capabilities and no_new_privs before
+the bot starts. As an ordinary user, bubblewrap makes a user namespace and the bot runs as that user.
+
+Limits for the whole bot, not per process: a cgroup per bot (memory and process count), joined before
+bubblewrap starts so every descendant is in it. Without usable cgroups, RLIMIT_NPROC under the bot's own
+uid bounds its processes, and memory falls back to a per-process address-space limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from arena.botspec import script_argument
+from arena.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_PROCESSES",
+    "SANDBOX_KINDS",
+    "SandboxKind",
+    "SandboxPlan",
+    "bot_files",
+    "bwrap_problem",
+    "plan_sandbox",
+    "resolve_sandbox",
+]
+
+SandboxKind = Literal["bwrap", "none"]
+SANDBOX_KINDS: tuple[SandboxKind, ...] = ("bwrap", "none")
+UID_BASE = 1_660_000  # in the range left to dynamic allocation (above 65535); no passwd entry needed
+UIDS_PER_REFEREE = 1024  # a block of uids per referee process (by pid), so two referees rarely share one
+DEFAULT_PROCESSES = 64  # processes per sandboxed bot when limits.processes is not set
+_BWRAP_OWN_PROCESSES = 2  # bubblewrap's monitor and the namespace's init count against the bot's limit
+
+# System directories bound read-only (or recreated as the same symlink) when the host has them.
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What of /etc a program needs to start: the dynamic linker's cache and the alternatives links of /usr/bin.
+# What of /etc a program needs to start: the dynamic linker's cache, the alternatives links of /usr/bin,
+# the time zone, and OpenSSL's configuration (node refuses to start without it).
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
+              "/etc/ssl/openssl.cnf")
+SANDBOX_TMP = "/tmp"
+
+
+@dataclass
+class SandboxPlan:
+    """How to start one sandboxed bot: the full command line, its environment, what runs in the child
+    before exec (cgroup, rlimits), and what to undo once its process is gone."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    preexec: Callable[[], None]
+    uid: int | None
+    cgroup: _BotCgroup | None
+    _released: bool = field(default=False, repr=False)
+
+    def release(self) -> None:
+        """Give back the uid and remove the cgroup; call after the sandbox's process has exited."""
+        if self._released:
+            return
+        self._released = True
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        if self.uid is not None:
+            _UIDS.release(self.uid)
+
+
+# ------------------------------------------------------------------------------------------ choosing one
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    if text not in _warned:
+        _warned.add(text)
+        print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot sandbox bots here (None when it can): tried once per process for real."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    probe = _bwrap_prefix(bwrap) + ["--ro-bind", "/usr", "/usr", *_system_links(), "--", "true"]
+    if os.geteuid() == 0:
+        probe[-1:] = ["/usr/bin/setpriv", "--reuid", str(UID_BASE), "--regid", str(UID_BASE), "--clear-groups",
+                      "--", "true"]
+    try:
+        result = subprocess.run(probe, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bubblewrap does not run here ({e})"
+    if result.returncode != 0:
+        err = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap cannot create a sandbox here ({err[-1] if err else f'exit {result.returncode}'})"
+    return None
+
+
+def resolve_sandbox(requested: str | None) -> SandboxKind:
+    """The sandbox bots will run in: ``requested`` (``bwrap``/``none``), or bwrap when it works here.
+
+    Asking for bwrap where it does not work is the user's error (ConfigError); the default falls back to
+    no sandbox with one loud warning. Running bots as root without a sandbox is warned about too.
+    """
+    if requested not in (None, *SANDBOX_KINDS):
+        raise ConfigError(f"sandbox {requested!r} is not known; expected one of {', '.join(SANDBOX_KINDS)}")
+    kind: SandboxKind
+    if requested == "none":
+        kind = "none"
+    else:
+        problem = bwrap_problem()
+        if problem is None:
+            kind = "bwrap"
+        elif requested == "bwrap":
+            raise ConfigError(f"sandbox bwrap was asked for, but {problem}; install it, or use sandbox: none "
+                              "(see docs/SECURITY.md)")
+        else:
+            _warn_once(f"bots run WITHOUT a sandbox: {problem}. A hostile bot can read and change your files, "
+                       "other bots and the results. See docs/SECURITY.md.")
+            kind = "none"
+    if kind == "none" and os.geteuid() == 0:
+        _warn_once("bots run as root without a sandbox: a bot can do anything root can. See docs/SECURITY.md.")
+    return kind
+
+
+# ------------------------------------------------------------------------------------------ the plan
+
+
+def plan_sandbox(
+    argv: Sequence[str],
+    cwd: Path | None,
+    files: Sequence[str] | None,
+    memory_bytes: int | None,
+    processes: int | None,
+    cpu_seconds: int | None,
+    file_size_bytes: int | None,
+    env: dict[str, str],
+) -> SandboxPlan:
+    """The bubblewrap command that runs ``argv`` as a sandboxed bot, with ``cwd`` (its folder, read-only)
+    or a private /tmp as its working directory. ``files``: what `bot_files` gave (None: work it out alone)."""
+    bwrap = shutil.which("bwrap") or "bwrap"
+    root = os.geteuid() == 0
+    processes = DEFAULT_PROCESSES if processes is None else processes
+    uid = _UIDS.lease() if root else None
+    cgroup = _CGROUPS.create(memory_bytes, processes + _BWRAP_OWN_PROCESSES) if root else None
+    try:
+        args = _bwrap_prefix(bwrap)
+        args += ["--ro-bind", "/usr", "/usr", *_system_links()]
+        etc = [path for path in _ETC_FILES if os.path.exists(path)]
+        args += _parent_dirs(etc)
+        for path in etc:
+            args += ["--ro-bind", path, path]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        if file_size_bytes is not None:
+            args += ["--size", str(file_size_bytes)]
+        args += ["--perms", "1777", "--tmpfs", SANDBOX_TMP]
+        binds, hidden = _bot_paths(argv, cwd, files)
+        args += _parent_dirs(binds)
+        for path in binds:
+            args += ["--ro-bind", path, path]
+        for path in hidden:
+            if _inside(path, binds):
+                args += ["--ro-bind", "/dev/null", path]
+        workdir = str(cwd) if cwd is not None else SANDBOX_TMP
+        args += ["--chdir", workdir, "--clearenv"]
+        inside = {**env, "HOME": SANDBOX_TMP, "TMPDIR": SANDBOX_TMP}
+        for key, value in inside.items():
+            args += ["--setenv", key, value]
+        args.append("--")
+        if uid is not None:
+            args += ["/usr/bin/setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        args += ["/bin/sh", "-c", _PIPES_BACK, *argv]
+    except BaseException:
+        if cgroup is not None:
+            cgroup.remove()
+        if uid is not None:
+            _UIDS.release(uid)
+        raise
+
+    # The bot's processes are bounded by its cgroup when there is one; else RLIMIT_NPROC under its own uid
+    # (as an ordinary user it would count all of that user's processes, so it is not set then).
+    nproc = None if (cgroup is not None and cgroup.has_pids) or uid is None else processes + _BWRAP_OWN_PROCESSES
+    # The address-space limit stays per process too: one huge allocation then fails at once (MemoryError)
+    # instead of pushing the cgroup into reclaim until the OOM killer acts.
+    limits = [(resource.RLIMIT_AS, memory_bytes), (resource.RLIMIT_CPU, cpu_seconds),
+              (resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_FSIZE, file_size_bytes)]
+    join = [] if cgroup is None else cgroup.procs_files
+
+    def preexec() -> None:
+        # In the child, between fork and exec: only plain system calls here (the parent has threads).
+        _pipes_aside()
+        pid = str(os.getpid()).encode()
+        for procs in join:
+            fd = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(fd, pid)
+            finally:
+                os.close(fd)
+        for res, value in limits:
+            if value is not None:
+                resource.setrlimit(res, (value, value))
+
+    return SandboxPlan(args, "/", inside, preexec, uid, cgroup)
+
+
+# bubblewrap's monitor and the namespace's init keep their stdin and stdout open for as long as the sandbox
+# lives, so a bot that closes its stdout would never look closed. The pipes therefore reach the sandbox as
+# fds 3 and 4 (which bubblewrap's own processes close), with /dev/null as its stdin and stdout, and this
+# shell puts them back just before the bot starts.
+_PIPES_BACK = 'exec "$0" "$@" 0<&3 1>&4 3<&- 4>&-'
+PASS_FDS = (3, 4)
+
+
+def _pipes_aside() -> None:
+    os.dup2(0, 3)
+    os.dup2(1, 4)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+
+
+def _bwrap_prefix(bwrap: str) -> list[str]:
+    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--hostname", "arena"]
+    if os.geteuid() == 0:
+        # Privileged bubblewrap (no user namespace, which would map the bot back to root outside): keep only
+        # what setpriv needs to drop to the bot's uid; setpriv then clears those too.
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-user"]
+    return args
+
+
+@functools.lru_cache(maxsize=1)
+def _system_link_args() -> tuple[str, ...]:
+    out: list[str] = []
+    for path in _SYSTEM_DIRS[1:]:
+        if os.path.islink(path):
+            out += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            out += ["--ro-bind", path, path]
+    return tuple(out)
+
+
+def _system_links() -> list[str]:
+    return list(_system_link_args())
+
+
+def _runtime_dirs() -> list[str]:
+    """The Python that runs arena (for ``python`` bots) and arena's own package (for the bot kit)."""
+    import arena
+
+    dirs = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(Path(arena.__file__).parent)]
+    return dirs + [os.path.realpath(d) for d in dirs]
+
+
+def bot_files(argv: Sequence[str], cwd: Path | None, others: Iterable[Sequence[str]] = ()) -> tuple[str, ...]:
+    """The bot's own files, which its sandbox shows read-only at their real paths, as a list of paths; a
+    path written ``!path`` is hidden instead (shown as an empty file).
+
+    That is its ``cwd`` folder when one is set, and the folder of its script (the first argument with a
+    script suffix) or else of its program, so a bot made of several files works as written. The programs
+    and scripts of the run's other bots (``others``) that lie in those folders are hidden: no bot reads
+    another's program. Programs found on PATH (``node``, ``sh``) belong to the system view, not to the
+    bot. Other arguments are not shown even when they name files.
+    """
+    program = argv[0] if "/" in argv[0] else None
+    script = script_argument(argv)
+    own = [os.path.abspath(p) for p in (program, script) if p]
+    folders = [str(cwd)] if cwd is not None else []
+    main = script or program
+    if main:
+        folder = os.path.dirname(os.path.abspath(main))
+        if not _inside(folder, _SYSTEM_DIRS):
+            folders.append(folder)
+    runtime = _runtime_dirs()
+    theirs = {os.path.abspath(p) for other in others
+              for p in (other[0] if "/" in other[0] else None, script_argument(other)) if p}
+    hidden = sorted(p for p in theirs
+                    if p not in own and _inside(p, folders) and not _inside(p, runtime) and os.path.isfile(p))
+    return (*own, *folders, *(f"!{p}" for p in hidden))
+
+
+def _bot_paths(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None) -> tuple[list[str], list[str]]:
+    """The host paths the sandbox shows (the runtime dirs, the program also when found on PATH outside the
+    system view, and the bot's own files), and those it hides below them."""
+    files = bot_files(argv, cwd) if files is None else files
+    wanted = _runtime_dirs()
+    program = argv[0] if "/" in argv[0] else shutil.which(argv[0])
+    for path in (program, *(f for f in files if not f.startswith("!"))):
+        if path:
+            wanted += [path, os.path.realpath(path)]
+    shown = _outermost(os.path.normpath(p) for p in wanted if p and os.path.exists(p))
+    hidden = [f[1:] for f in files if f.startswith("!")]
+    return shown, hidden + [os.path.realpath(p) for p in hidden if os.path.realpath(p) != p]
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """Drop paths inside the system view or inside another path of the list; shortest first."""
+    out: list[str] = []
+    for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):
+        if path == "/" or _inside(path, [*_SYSTEM_DIRS, *out]):
+            continue
+        out.append(path)
+    return out
+
+
+def _inside(path: str, dirs: Iterable[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def _parent_dirs(paths: Iterable[str]) -> list[str]:
+    """``--dir`` for every parent of a bound path, world-searchable: bubblewrap would copy the host's mode,
+    and a parent like /root (0700) would hide what is bound below it from the bot's own uid."""
+    parents: set[str] = set()
+    for path in paths:
+        parent = os.path.dirname(path)
+        while parent not in ("/", ""):
+            parents.add(parent)
+            parent = os.path.dirname(parent)
+    out: list[str] = []
+    for parent in sorted(parents, key=lambda p: (p.count("/"), p)):
+        if parent != SANDBOX_TMP and not _inside(parent, _SYSTEM_DIRS):
+            out += ["--perms", "0755", "--dir", parent]
+    return out
+
+
+# ------------------------------------------------------------------------------------------ uids
+
+
+class _UidPool:
+    """One uid per running bot, so RLIMIT_NPROC counts that bot alone and no two bots share an owner."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._used: set[int] = set()
+
+    def lease(self) -> int:
+        base = UID_BASE + (os.getpid() % 2048) * UIDS_PER_REFEREE
+        with self._lock:
+            for uid in range(base, base + UIDS_PER_REFEREE):
+                if uid not in self._used:
+                    self._used.add(uid)
+                    return uid
+        raise RuntimeError(f"more than {UIDS_PER_REFEREE} sandboxed bots at once")
+
+    def release(self, uid: int) -> None:
+        with self._lock:
+            self._used.discard(uid)
+
+
+_UIDS = _UidPool()
+
+
+# ------------------------------------------------------------------------------------------ cgroups
+
+
+@dataclass
+class _BotCgroup:
+    dirs: list[str]
+    has_memory: bool
+    has_pids: bool
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [os.path.join(d, "cgroup.procs") for d in self.dirs]
+
+    def remove(self) -> None:
+        # The sandbox's processes may take a moment to be gone after bubblewrap's monitor exited: kill what
+        # is left (a process can only be in a cgroup we made if it is the bot's), then remove the directory.
+        for d in self.dirs:
+            _kill_cgroup(d)
+            for _ in range(200):
+                try:
+                    os.rmdir(d)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    _kill_cgroup(d)
+                    threading.Event().wait(0.005)
+
+
+def _kill_cgroup(d: str) -> None:
+    try:
+        with open(os.path.join(d, "cgroup.procs")) as f:
+            pids = [int(line) for line in f if line.strip()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+
+
+class _Cgroups:
+    """Finds where this process may make cgroups (v2, or v1's memory and pids hierarchies), once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._roots: list[tuple[str, str]] | None = None  # (directory of arena's cgroups, controller)
+        self._count = 0
+
+    def _find(self) -> list[tuple[str, str]]:
+        if self._roots is not None:
+            return self._roots
+        self._roots = []
+        try:
+            own = _own_cgroups()
+            mounts = _cgroup_mounts()
+        except OSError:
+            return self._roots
+        mine = f"arena-{os.getpid()}"
+        if "memory" in mounts and "pids" in mounts and "memory" in own and "pids" in own:  # cgroup v1
+            candidates = [(os.path.join(mounts[c] + own[c], mine), c) for c in ("memory", "pids")]
+        elif "" in mounts and "" in own:  # cgroup v2: both controllers in one directory
+            base = os.path.join(mounts[""] + own[""], mine)
+            candidates = [(base, "v2")]
+        else:
+            return self._roots
+        made = []
+        try:
+            for path, controller in candidates:
+                os.makedirs(path, exist_ok=True)
+                made.append(path)
+                if controller == "v2":
+                    with open(os.path.join(path, "cgroup.subtree_control"), "w") as f:
+                        f.write("+memory +pids")
+        except OSError:
+            for path in made:
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass
+            return self._roots
+        self._roots = candidates
+        import atexit
+
+        atexit.register(self._cleanup)
+        return self._roots
+
+    def create(self, memory_bytes: int | None, processes: int) -> _BotCgroup | None:
+        with self._lock:
+            roots = self._find()
+            self._count += 1
+            n = self._count
+        if not roots:
+            return None
+        dirs: list[str] = []
+        has_memory = has_pids = False
+        try:
+            for root, controller in roots:
+                d = os.path.join(root, f"bot-{n}")
+                os.mkdir(d)
+                dirs.append(d)
+                if controller in ("memory", "v2") and memory_bytes is not None:
+                    v1 = controller == "memory"
+                    _write(d, "memory.limit_in_bytes" if v1 else "memory.max", memory_bytes)
+                    # swap counts too, where the kernel accounts it (else a bot could swap past the limit)
+                    _write(d, "memory.memsw.limit_in_bytes" if v1 else "memory.swap.max", memory_bytes if v1 else 0,
+                           optional=True)
+                    has_memory = True
+                if controller in ("pids", "v2"):
+                    _write(d, "pids.max", processes)
+                    has_pids = True
+        except OSError:
+            _BotCgroup(dirs, False, False).remove()
+            return None
+        return _BotCgroup(dirs, has_memory, has_pids)
+
+    def _cleanup(self) -> None:
+        for root, _ in self._roots or []:
+            try:
+                for entry in os.scandir(root):
+                    if entry.is_dir():
+                        _BotCgroup([entry.path], False, False).remove()
+                os.rmdir(root)
+            except OSError:
+                pass
+
+
+def _write(directory: str, name: str, value: int, optional: bool = False) -> None:
+    try:
+        with open(os.path.join(directory, name), "w") as f:
+            f.write(str(value))
+    except OSError:
+        if not optional:
+            raise
+
+
+def _own_cgroups() -> dict[str, str]:
+    """controller -> this process's cgroup path in it ('' for the v2 hierarchy)."""
+    out: dict[str, str] = {}
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for c in controllers.split(",") if controllers else [""]:
+                out[c] = path
+    return out
+
+
+def _cgroup_mounts() -> dict[str, str]:
+    """controller -> mount point of its v1 hierarchy; '' -> the v2 mount, when it has memory and pids."""
+    out: dict[str, str] = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fstype, _source, options = (right.split() + ["", "", ""])[:3]
+            mount_point = left.split()[4]
+            if fstype == "cgroup":
+                for option in options.split(","):
+                    if option in ("memory", "pids"):
+                        out.setdefault(option, mount_point)
+            elif fstype == "cgroup2":
+                try:
+                    controllers = Path(mount_point, "cgroup.controllers").read_text().split()
+                except OSError:
+                    continue
+                if "memory" in controllers and "pids" in controllers:
+                    out.setdefault("", mount_point)
+    return out
+
+
+_CGROUPS = _Cgroups()
+

@@ -1,0 +1,282 @@
+"""Cheating bots against the sandbox: each plays legal moves and tries one attack (tests/bots/hostile.py).
+
+Every test asserts the attack's own evidence (what the bot saw, what it managed to change) and the state of
+the world after it, not just the match result. The hostile bot lives in a folder of its own (a copy, with
+the _common.py it imports), the victim is tests/bots/good.py, as two bots of different authors would be.
+The last tests run the same attacks without a sandbox and document which of them succeed there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.game import preset
+from arena.referee.clock import TimeControl
+from arena.referee.match import Player, play_match
+from arena.referee.process import BotSpec, Limits
+from arena.referee.sandbox import bot_files, bwrap_problem
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+GOOD = BOTS / "good.py"
+# A long move limit: some attacks (memory, fork bomb) take a while before the bot answers its first turn.
+TC = TimeControl(move_ms=20_000, handshake_ms=10_000, grace_ms=50)
+ONE_DEAL = preset("santase").with_overrides({"match_target": 1})
+
+pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    """hostile.py in a folder of its own, as another author's bot would be."""
+    folder = tmp_path / "hostile-bot"
+    folder.mkdir()
+    for name in ("hostile.py", "_common.py"):
+        shutil.copy(BOTS / name, folder / name)
+    folder.chmod(0o755)
+    return folder / "hostile.py"
+
+
+async def duel(hostile: Path, *attack: str, sandbox: str = "bwrap", limits: Limits = Limits()):
+    """One match, the hostile bot in seat 0; returns the record."""
+    argv = (sys.executable, str(hostile), *attack)
+    victim = (sys.executable, str(GOOD))
+    a = Player(BotSpec("hostile", argv, sandbox=sandbox, limits=limits, files=bot_files(argv, None, [victim])), TC)
+    b = Player(BotSpec("good", victim, sandbox=sandbox, files=bot_files(victim, None, [argv]) + (str(BOTS),)), TC)
+    with trio.fail_after(120):  # only stops a hang
+        return await play_match("m", (a, b), ONE_DEAL, 5, 5)
+
+
+def evidence(rec, key: str) -> list[str]:
+    prefix = f"evidence {rec_attack(rec)} {key}="
+    return [line[len(prefix):] for line in rec.stderr[0].splitlines() if line.startswith(prefix)]
+
+
+def rec_attack(rec) -> str:
+    for line in rec.stderr[0].splitlines():
+        if line.startswith("evidence "):
+            return line.split()[1]
+    raise AssertionError(f"the hostile bot reported nothing; its stderr: {rec.stderr[0]!r}")
+
+
+def assert_clean(rec) -> None:
+    """The match was played to its end with no termination: the victim was not harmed."""
+    assert rec.terminations == [] and rec.reason == "target", (rec.terminations, rec.stderr)
+
+
+def processes_with(marker: str) -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+            if marker in cmd and "pytest" not in cmd:
+                found.append(f"{entry}: {cmd}")
+    return found
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------ the opponent
+
+
+@pytest.mark.parametrize("attack", ["kill-opponent", "stop-opponent"])
+async def test_the_opponent_cannot_be_seen_killed_or_frozen(hostile, attack):
+    rec = await duel(hostile, attack)
+    assert evidence(rec, "visible") == ["none"]
+    assert evidence(rec, "signalled") == ["0"]
+    assert_clean(rec)
+
+
+@pytest.mark.parametrize("attack", ["inject-opponent", "steal-replies"])
+async def test_the_opponents_pipes_cannot_be_opened(hostile, attack):
+    rec = await duel(hostile, attack)
+    assert evidence(rec, "opened") == ["0"]
+    assert_clean(rec)
+
+
+async def test_neither_program_can_be_rewritten(hostile):
+    before = digest(hostile), digest(GOOD)
+    rec = await duel(hostile, "rewrite", str(hostile), str(GOOD))
+    refused = evidence(rec, "refused")
+    assert evidence(rec, "rewrote") == [] and len(refused) == 2, rec.stderr[0]
+    # its own file is there, but neither its to write (root's file, or a read-only mount: EROFS)
+    assert refused[0] in (f"{hostile}:PermissionError", f"{hostile}:OSError")
+    assert refused[1] == f"{GOOD}:FileNotFoundError"  # the victim's program is not in its view at all
+    assert (digest(hostile), digest(GOOD)) == before
+    assert_clean(rec)
+
+
+# ------------------------------------------------------------------------------------------ secrets
+
+
+async def test_secrets_and_other_peoples_files_cannot_be_read(hostile, tmp_path):
+    config = tmp_path / "tournament.yaml"
+    config.write_text("name: secret\nseed: 8675309\n")
+    database = tmp_path / "arena.db"
+    database.write_bytes(b"SQLite format 3\0")
+    home = Path(os.path.expanduser("~"))
+    targets = [config, database, GOOD, home / ".ssh", Path("/etc/shadow"), ROOT / "tournaments", ROOT / "reports"]
+    rec = await duel(hostile, "read", *map(str, targets))
+    assert evidence(rec, "read") == [], rec.stderr[0]
+    refused = dict(item.rsplit(":", 1) for item in evidence(rec, "refused"))
+    assert set(refused) == {str(t) for t in targets}
+    # GOOD lies outside every folder the hostile bot may see; the rest do not exist in its view at all
+    assert set(refused.values()) <= {"FileNotFoundError", "PermissionError"}, refused
+    assert_clean(rec)
+
+
+def test_the_seed_is_nowhere_a_bot_can_look(hostile):
+    """`arena match --seed S`: S is in the referee's command line, which no sandboxed bot can read."""
+    secret = "8675309123"
+    result = arena_match(hostile, "find-secret", secret, extra=["--seed", secret])
+    assert result.returncode == 0, result.stderr
+    stderr = transcript_stderr(hostile)
+    assert "evidence find-secret found=none" in stderr, stderr
+    assert "evidence find-secret searched=" in stderr
+
+
+# ------------------------------------------------------------------------------------------ escape
+
+
+async def test_no_network(hostile):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.setblocking(False)
+        rec = await duel(hostile, "connect", str(server.getsockname()[1]))
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nobody connected
+    [connected] = evidence(rec, "connected")
+    assert connected.startswith("no:"), connected
+    assert_clean(rec)
+
+
+async def test_a_setsid_child_dies_with_the_sandbox(hostile):
+    marker = f"escapee-{uuid.uuid4().hex}"
+    rec = await duel(hostile, "escape", marker)
+    assert evidence(rec, "forked") == ["yes"]
+    assert_clean(rec)
+    assert await gone(marker), processes_with(marker)
+
+
+async def test_a_fork_bomb_stops_at_the_process_limit(hostile):
+    rec = await duel(hostile, "fork-bomb", limits=Limits(processes=16))
+    [children] = evidence(rec, "children")
+    assert 0 < int(children) < 16, rec.stderr[0]
+    assert evidence(rec, "stopped") == ["BlockingIOError"]  # EAGAIN from fork
+    assert_clean(rec)
+
+
+async def test_memory_is_limited_for_the_whole_bot_not_per_process(hostile):
+    """Four children of 150 MiB each against 400 MiB for the bot: each alone is within the limit, all
+    together are not. At most two can hold their memory at once."""
+    rec = await duel(hostile, "memory", "150", "4", limits=Limits(memory_bytes=400 * 1024**2))
+    assert evidence(rec, "children") == ["4"], rec.stderr[0]
+    [alive] = evidence(rec, "alive")
+    assert 1 <= int(alive) <= 2, rec.stderr[0]  # the others were OOM-killed as the whole bot hit its limit
+
+
+def test_nothing_outlives_arena_match_after_sigkill(hostile):
+    marker = f"escapee-{uuid.uuid4().hex}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", f"python {hostile} escape {marker}", f"python {GOOD}",
+         "--matches", "50", "--concurrency", "1"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert trio.run(wait_for, lambda: bool(processes_with(marker)), 60), "the escapee never started"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert trio.run(gone, marker), processes_with(marker)
+
+
+def test_results_cannot_be_rewritten_now_or_after_the_run(hostile, tmp_path):
+    database = tmp_path / "out" / "arena.db"
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        "name: hostile-db\nrounds: 2\nseed: 3\nconcurrency: 1\n"
+        "variant: {preset: santase, match_target: 1}\n"
+        "time: {move: 20s, handshake: 10s}\n"
+        f"output: {{database: {database}, report: {tmp_path / 'report'}}}\n"
+        "bots:\n"
+        f"  - name: hostile\n    command: python {hostile} rewrite-db {database}\n"
+        f"  - name: good\n    command: python {GOOD}\n    cwd: {BOTS}\n"
+    )
+    result = subprocess.run([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert trio.run(gone, "rewrite-db"), processes_with("rewrite-db")
+    import sqlite3
+
+    with sqlite3.connect(database) as db:
+        winners = [w for (w,) in db.execute("SELECT winner FROM matches ORDER BY ord")]
+        stderr = "".join(e for (e,) in db.execute("SELECT stderr FROM transcripts WHERE bot = 'hostile'"))
+    assert "evidence rewrite-db now=refused:" in stderr and "now=rewritten" not in stderr, stderr
+    assert len(winners) == 4 and set(winners) != {"hostile"}, winners  # duplicate pairs split 1-1
+
+
+# ------------------------------------------------------------------------------------------ no sandbox
+
+
+async def test_without_a_sandbox_these_attacks_succeed(hostile, tmp_path):
+    """What `sandbox: none` leaves open (docs/SECURITY.md lists it): the bot sees the other processes,
+    reads files it was never given, and reaches the network."""
+    rec = await duel(hostile, "look", sandbox="none")
+    assert "good.py" in evidence(rec, "visible")[0]
+    secret = tmp_path / "tournament.yaml"
+    secret.write_text("seed: 1\n")
+    rec = await duel(hostile, "read", str(secret), str(GOOD), sandbox="none")
+    assert len(evidence(rec, "read")) == 2
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        rec = await duel(hostile, "connect", str(server.getsockname()[1]), sandbox="none")
+        assert evidence(rec, "connected") == ["yes"]
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def arena_match(hostile: Path, *attack: str, extra: list[str]) -> subprocess.CompletedProcess[str]:
+    out = hostile.parent.parent / "transcripts"
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "match", f"python {hostile} {' '.join(attack)}", f"python {GOOD}",
+         "--matches", "1", "--set", "match_target=1", "--move-time", "20s", "--transcripts", str(out), *extra],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+
+
+def transcript_stderr(hostile: Path) -> str:
+    """The hostile bot's transcripts and stderr, as `arena match --transcripts` wrote them."""
+    return "".join(p.read_text() for p in sorted((hostile.parent.parent / "transcripts").glob("*hostile*.log")))
+
+
+async def wait_for(condition, seconds: float) -> bool:
+    """Poll a condition of the process table until it holds (or the bound passes): the kernel kills a
+    namespace's processes asynchronously, so there is no event to wait on."""
+    with trio.move_on_after(seconds):
+        while not condition():
+            await trio.sleep(0.02)
+        return True
+    return False
+
+
+async def gone(marker: str) -> bool:
+    return await wait_for(lambda: not processes_with(marker), 10)
