@@ -48,8 +48,9 @@ def hostile(tmp_path: Path) -> Path:
     return folder / "hostile.py"
 
 
-async def duel(hostile: Path, *attack: str, sandbox: str = "bwrap", limits: Limits = Limits()):
+async def duel(hostile: Path, *attack: str, sandbox: str = "bwrap", limits: Limits | None = None):
     """One match, the hostile bot in seat 0; returns the record."""
+    limits = limits or Limits()
     argv = (sys.executable, str(hostile), *attack)
     victim = (sys.executable, str(GOOD))
     a = Player(BotSpec("hostile", argv, sandbox=sandbox, limits=limits, files=bot_files(argv, None, [victim])), TC)
@@ -249,6 +250,9 @@ async def test_without_a_sandbox_these_attacks_succeed(hostile, tmp_path):
         server.listen()
         rec = await duel(hostile, "connect", str(server.getsockname()[1]), sandbox="none")
         assert evidence(rec, "connected") == ["yes"]
+    # memory: only per process (address space), so four children hold 600 MiB against a 400 MiB limit
+    rec = await duel(hostile, "memory", "150", "4", limits=Limits(memory_bytes=400 * 1024**2), sandbox="none")
+    assert evidence(rec, "alive") == ["4"], rec.stderr[0]
 
 
 # ------------------------------------------------------------------------------------------ helpers
