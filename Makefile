@@ -48,6 +48,7 @@ bench: $(STAMP)
 	  --no-deps --target bench/out/site 'schnapsen==0.0.5'
 	$(MAKE) -s -C bench
 	$(PY) bench/run.py
+	$(PY) bench/sandbox_bench.py
 
 clean:
 	rm -rf $(VENV) reports/*/ .pytest_cache
