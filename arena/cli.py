@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -20,16 +21,25 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # argparse's own usage errors: one line, exit 2
-        self.print_usage(sys.stderr)
-        print(f"arena: error: {message}", file=sys.stderr)
+    def error(self, message: str) -> NoReturn:  # argparse's own errors: exit 2, without a traceback
+        # A bad option value ("argument --matches: '0' is too small; expected ...") is one line naming the
+        # option, like every other input error; a malformed command line gets the usage line too.
+        m = re.fullmatch(r"argument (-\S+): (.*)", message, re.DOTALL)
+        if m:
+            print(f"arena: {m[1]}: {' '.join(m[2].split())}", file=sys.stderr)
+        else:
+            self.print_usage(sys.stderr)
+            print(f"arena: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
     from arena.commands import parse_overrides  # light: trio and the referee load only when a match runs
 
-    rules = RuleSet.from_dict(args.variant).with_overrides(parse_overrides(args.set))
+    try:
+        rules = RuleSet.from_dict(args.variant).with_overrides(parse_overrides(args.set))
+    except RulesError as e:  # argparse checked the preset: the overrides are what is wrong
+        raise ArenaError(f"--set: {e}") from None
     print(f"rules {rules.name}")
     width = max(len(f.name) for f in fields(rules))
     for f in fields(rules):

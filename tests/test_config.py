@@ -75,7 +75,8 @@ def test_minimal_config_gets_documented_defaults(tmp_path: Path) -> None:
     c = load_config(path, cwd=tmp_path / "elsewhere")
     assert c.name == "demo"
     assert c.rules == PRESETS["santase"]
-    assert (c.format, c.challenger, c.rounds, c.duplicate, c.seed) == ("round-robin", None, 1, True, 0)
+    # no seed: None here; `arena run` draws a random one and keeps it in the database
+    assert (c.format, c.challenger, c.rounds, c.duplicate, c.seed) == ("round-robin", None, 1, True, None)
     assert c.concurrency == cpu_count() and c.workers == 1
     assert c.time == TimeControl(move_ms=1000, bank_ms=None, handshake_ms=5000, grace_ms=50)
     assert c.limits == Limits(memory_bytes=2 * 1024**3, cpu_seconds=None, processes=None,
@@ -98,7 +99,7 @@ def test_every_key_is_read(tmp_path: Path) -> None:
         challenger: b
         rounds: 3
         duplicate: false
-        seed: -7
+        seed: 7
         concurrency: 4
         workers: auto
         time: {move: 1.5s, bank: 2m, handshake: 3000, grace: 0}
@@ -118,7 +119,7 @@ def test_every_key_is_read(tmp_path: Path) -> None:
     """)
     c = load_config(path, cwd=tmp_path)
     assert c.rules.name == "sixty-six" and c.rules.match_target == 5 and c.rules.last_trick_bonus == 0
-    assert (c.format, c.challenger, c.rounds, c.duplicate, c.seed) == ("gauntlet", "b", 3, False, -7)
+    assert (c.format, c.challenger, c.rounds, c.duplicate, c.seed) == ("gauntlet", "b", 3, False, 7)
     assert c.concurrency == 4 and c.workers == cpu_count()
     assert c.time == TimeControl(move_ms=1500, bank_ms=120_000, handshake_ms=3000, grace_ms=0)
     assert c.on_violation == "random-move" and c.reuse_bots is True
@@ -483,7 +484,7 @@ def test_problems_are_values_with_their_parts(tmp_path: Path) -> None:
         load_config(path)
     (p,) = info.value.problems
     assert (p.file, p.line, p.key_path) == (str(path), 2, "rounds")
-    assert p.what == "'x' is not an integer" and p.expected == "an integer >= 1"
+    assert p.what == "'x' is not an integer" and p.expected == "an integer >= 1, at most 100000"
 
 
 # --------------------------------------------------------------------------------------------- the hash
@@ -658,7 +659,7 @@ def test_cli_turns_a_config_error_into_exit_2_without_traceback(tmp_path: Path, 
     assert "Traceback" not in err
     assert err.splitlines() == [
         f"arena: 2 problems in {path}:",
-        f"{path}:2: rounds: 'x' is not an integer; expected an integer >= 1",
+        f"{path}:2: rounds: 'x' is not an integer; expected an integer >= 1, at most 100000",
         f"{path}:3: format: 'swiss' is not allowed; expected round-robin | gauntlet",
     ]
 

@@ -81,6 +81,7 @@ class Sprt:
 
 
 _KEYS = ("elo0", "elo1", "alpha", "beta")
+ELO_LIMIT = 1000  # |elo0|, |elo1| a command line may ask for: an expected score of 99.7% at the extreme
 
 
 def parse_sprt_args(args: str | Sequence[str]) -> Sprt:
@@ -115,6 +116,14 @@ def parse_sprt_args(args: str | Sequence[str]) -> Sprt:
         v = values.get(key, 0.05)
         if not 0.0 < v < 0.5:
             raise ValueError(f"SPRT parameter {key!r} must be between 0 and 0.5 (exclusive), got {v:g}")
+    for key in ("elo0", "elo1"):
+        # beyond this the expected scores round to 0 or 1 and the log-likelihood ratio stops being finite
+        if not -ELO_LIMIT <= values[key] <= ELO_LIMIT:
+            raise ValueError(f"SPRT parameter {key!r} must be between {-ELO_LIMIT} and {ELO_LIMIT}, "
+                             f"got {values[key]:g}")
     if values["elo0"] == values["elo1"]:
         raise ValueError(f"SPRT parameters 'elo0' and 'elo1' must differ, both are {values['elo0']:g}")
+    if values["elo0"] > values["elo1"]:  # H1 is the stronger claim; swapped, every verdict would read wrong
+        raise ValueError(f"SPRT parameter 'elo1' must be greater than 'elo0' (H1: the candidate is elo1 "
+                         f"stronger), got elo0={values['elo0']:g} elo1={values['elo1']:g}")
     return Sprt(values["elo0"], values["elo1"], values.get("alpha", 0.05), values.get("beta", 0.05))

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shlex
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -49,15 +50,74 @@ __all__ = [
 
 Format = Literal["round-robin", "gauntlet"]
 ViolationPolicy = Literal["lose-match", "lose-deal", "random-move"]
+Sandbox = Literal["bwrap", "none"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 VIOLATION_POLICIES: tuple[ViolationPolicy, ...] = ("lose-match", "lose-deal", "random-move")
+SANDBOXES: tuple[Sandbox, ...] = ("bwrap", "none")
 
 KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
 
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
+MAX_NAME = 64  # characters of a tournament or bot name (it names files and directories, and table columns)
 _TOKEN_EXPECTED = "a name made of letters, digits and _ . - (e.g. greedy-2)"
+
+# Bounds on what a user may ask for. Each keeps a typo (an extra zero or three) from turning into a run
+# that never ends, a schedule that fills the memory, or an OS limit nobody can mean; each is far beyond any
+# real tournament. docs/CONFIG.md lists them; `arena match` uses the same ones for its options.
+MAX_CONFIG_BYTES = 1 * MiB  # a config file is read whole before it is parsed
+MAX_ROUNDS = 100_000
+MAX_MATCHES = 1_000_000  # rounds x pairings x 2, and `arena match --matches`
+MAX_BOTS = 1000
+MAX_CONCURRENCY = 256
+MAX_WORKERS = 64
+SEED_LIMIT = 2**63  # seeds are 0 <= seed < 2**63, what every derived seed is too (arena.seeds)
+# duration keys: (least, most) milliseconds
+TIME_BOUNDS: Mapping[str, tuple[int, int]] = {
+    "move": (1, 3_600_000),  # 1 hour
+    "bank": (0, 86_400_000),  # 24 hours
+    "handshake": (1, 600_000),  # 10 minutes
+    "grace": (0, 60_000),  # 1 minute
+}
+TiB = 1024 * GiB
+MEMORY_BOUNDS = (1 * MiB, 1 * TiB)  # less than 1 MiB of address space cannot even start an interpreter
+FILE_SIZE_BOUNDS = (1, 1 * TiB)
+CPU_BOUNDS = (1, 86_400)  # 1 day of CPU seconds
+PROCESS_BOUNDS = (1, 4096)
+# The YAML tree: deeper nesting or more values (each use of an alias counted, so `&a [*a, *a, ...]` bombs
+# are caught before anything is built from them) than any config needs; PyYAML recurses per level.
+MAX_DEPTH = 64
+MAX_VALUES = 100_000
+MAX_NUMBER_CHARS = 1000  # a longer number literal costs quadratic time to convert (base 60: 1:2:3:...)
+
+
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, so a message about a huge value stays one line."""
+    if isinstance(value, str) and len(value) > limit:  # cut the text, not its repr: the count is the text's
+        return f"{value[:limit - 20]!r}... ({len(value)} characters)"
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python converts to text (sys.get_int_max_str_digits)
+        return "a number too large to print"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}... ({len(text)} characters)"
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    """``text`` on one line and at most about ``limit`` characters (for library messages quoted in ours)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def name_problem(name: str) -> tuple[str, str] | None:
+    """``(what is wrong, what was expected)`` for a tournament or bot name, or None when it is a valid name."""
+    if len(name) > MAX_NAME:
+        return f"{short_repr(name)} is too long", f"a name of at most {MAX_NAME} characters"
+    if not _TOKEN.fullmatch(name) or set(name) == {"."}:
+        return f"{short_repr(name)} is not a valid name", _TOKEN_EXPECTED
+    return None
 
 
 # --------------------------------------------------------------------------------------------- values
@@ -85,7 +145,9 @@ class TournamentConfig:
     challenger: str | None
     rounds: int
     duplicate: bool
-    seed: int
+    # None: no `seed:` in the file; `arena run` then draws one and keeps it in the database, and the hash
+    # holds None, so a resume of that tournament matches its own hash.
+    seed: int | None
     concurrency: int
     workers: int
     time: TimeControl
@@ -98,6 +160,9 @@ class TournamentConfig:
     source: Path
     text: str
     hash: str
+    # `sandbox:` as written: bwrap | none; None (no key) = bubblewrap when it is available. Not in the hash: it
+    # changes how bots are confined, not what they play.
+    sandbox: Sandbox | None = None
     # key path ("bots[1].build") -> line in `source`, for messages about the file after loading.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
@@ -121,7 +186,7 @@ class TournamentConfig:
         """The settings that determine results, as plain JSON data; ``hash`` is computed from this.
 
         Not included, so changing them keeps the same tournament: concurrency, workers, output paths,
-        limits, reuse_bots, cwd and build commands.
+        limits, sandbox, reuse_bots, cwd and build commands.
         """
         return _result_settings(
             self.rules, self.format, self.challenger, self.rounds, self.duplicate, self.seed, self.time,
@@ -176,6 +241,32 @@ _DURATION_FACTOR = {None: 1, "ms": 1, "s": 1000, "m": 60_000}
 DURATION_EXPECTED = "milliseconds, or a number with ms, s or m (250, 250ms, 1.5s, 2m)"
 
 
+def duration_text(ms: int) -> str:
+    """A duration as a user would write it: ``10m``, ``1s``, ``250ms`` (the largest unit that is exact)."""
+    if ms and ms % 60_000 == 0:
+        minutes = ms // 60_000
+        hours = f" ({minutes // 60} hour{'s' if minutes > 60 else ''})" if minutes % 60 == 0 else ""
+        return f"{minutes}m{hours}"
+    if ms and ms % 1000 == 0:
+        return f"{ms // 1000}s"
+    return f"{ms}ms"
+
+
+def duration_expected(minimum: int, maximum: int, nullable: bool = False) -> str:
+    """The ``expected`` part of a message about a duration bounded to ``minimum..maximum`` ms."""
+    return DURATION_EXPECTED + (f", at least {minimum} ms" if minimum else "") + \
+        f", at most {duration_text(maximum)}" + (", or null (none)" if nullable else "")
+
+
+def duration_problem(ms: int, minimum: int, maximum: int) -> str | None:
+    """What is wrong with a parsed duration (``'is too short'``, ``'is too long'``), or None."""
+    if ms < minimum:
+        return "is too short"
+    if ms > maximum:
+        return "is too long"
+    return None
+
+
 def parse_duration(value: str | int | float) -> int:
     """A duration in whole milliseconds: ``250`` (ms), ``"250ms"``, ``"1.5s"``, ``"2m"``. DurationError else."""
     return _scaled(value, _DURATION, _DURATION_FACTOR, DURATION_EXPECTED)
@@ -221,6 +312,19 @@ def _scaled(
     return int(scaled)
 
 
+# what each `limits` key takes, with its bounds (the text before the bounds is what parse_size and
+# _cpu_seconds say about a value they do not understand)
+LIMIT_EXPECTED = {
+    "memory": "bytes, or a number with K, M, G or T (powers of 1024: 512M, 2G, 1.5GiB), "
+              f"from {MEMORY_BOUNDS[0] // MiB}M to {MEMORY_BOUNDS[1] // TiB}T, or null (unlimited)",
+    "cpu": f"CPU seconds, or a number with s or m (300, 300s, 5m), from {CPU_BOUNDS[0]} to {CPU_BOUNDS[1]} "
+           "(1 day), or null (unlimited)",
+    "processes": f"an integer >= {PROCESS_BOUNDS[0]}, at most {PROCESS_BOUNDS[1]}, or null (unlimited)",
+    "file_size": "bytes, or a number with K, M, G or T (powers of 1024: 64M, 1G), "
+                 f"from {FILE_SIZE_BOUNDS[0]} byte to {FILE_SIZE_BOUNDS[1] // TiB}T, or null (unlimited)",
+}
+
+
 def _cpu_seconds(value: object) -> int:
     return _scaled(value, _CPU, _CPU_FACTOR, CPU_EXPECTED)
 
@@ -243,7 +347,7 @@ def load_config(path: str | os.PathLike[str], *, cwd: Path | None = None) -> Tou
     """
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        text = _read_text(source)
     except FileNotFoundError:
         raise ConfigFileError([Problem(str(source), None, None, "file not found", "a tournament YAML file")]) \
             from None
@@ -262,8 +366,35 @@ def load_config(path: str | os.PathLike[str], *, cwd: Path | None = None) -> Tou
     return parse_config(text, source, cwd=cwd)
 
 
+def _read_text(source: Path) -> str:
+    """The file's text; ConfigFileError if it is not a regular file or is larger than MAX_CONFIG_BYTES.
+
+    The size is checked before anything is read, and the read stops after the limit all the same (the file
+    may grow meanwhile): ``/dev/zero`` or a FIFO without a writer must not hang arena or fill its memory.
+    """
+    st = source.stat()
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(source)
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigFileError([Problem(str(source), None, None, "is not a regular file (a device, FIFO or socket)",
+                                       "a tournament YAML file")])
+    too_big = Problem(str(source), None, None, f"is larger than {MAX_CONFIG_BYTES // MiB} MiB",
+                      f"a tournament YAML file of at most {MAX_CONFIG_BYTES} bytes")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigFileError([too_big])
+    with source.open("rb") as f:
+        data = f.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigFileError([too_big])
+    # as read_text would: universal newlines (the text is kept in the database)
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def parse_config(text: str, source: Path, *, cwd: Path | None = None) -> TournamentConfig:
     """Validate a tournament given as text; ``source`` names it in messages and anchors relative paths."""
+    if len(text) > MAX_CONFIG_BYTES:  # characters: a UTF-8 file of at most that many bytes has no more
+        raise ConfigFileError([Problem(str(source), None, None, f"is larger than {MAX_CONFIG_BYTES // MiB} MiB",
+                                       f"a tournament YAML file of at most {MAX_CONFIG_BYTES} bytes")])
     return _Parser(text, Path(source), Path.cwd() if cwd is None else Path(cwd)).parse()
 
 
@@ -289,7 +420,7 @@ _CWD_EXPECTED = "an existing directory (relative paths start at the config's dir
 
 TOP_KEYS = (
     "name", "variant", "format", "challenger", "rounds", "duplicate", "seed", "concurrency", "workers",
-    "time", "on_violation", "limits", "reuse_bots", "bots", "output",
+    "time", "on_violation", "limits", "reuse_bots", "sandbox", "bots", "output",
 )
 TIME_KEYS = ("move", "bank", "handshake", "grace")
 LIMIT_KEYS = ("memory", "cpu", "processes", "file_size")
@@ -297,6 +428,8 @@ BOT_KEYS = ("name", "command", "cwd", "build", "time")
 OUTPUT_KEYS = ("database", "report")
 
 _INVALID: Any = object()  # a value that was reported as a problem
+_SEED_MAX_TEXT = f"{SEED_LIMIT - 1} (2**63 - 1)"
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
 @dataclass
@@ -313,6 +446,60 @@ class _Item:
         return int((self.key_node or self.node).start_mark.line) + 1
 
 
+class _TreeLimit(Exception):
+    """The YAML tree passed a bound while it was composed (see _Loader)."""
+
+    def __init__(self, line: int, key: str | None, what: str, expected: str) -> None:
+        super().__init__(what)
+        self.line, self.key, self.what, self.expected = line, key, what, expected
+
+
+class _Loader(yaml.SafeLoader):
+    """A SafeLoader that stops composing past MAX_DEPTH levels or MAX_VALUES values.
+
+    PyYAML composes recursively (some hundreds of levels end in a RecursionError) and composes the whole file
+    before anything looks at it (half a million values in a 1 MiB file take many seconds): both stop here,
+    at the line where the bound is passed.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.paths = [""]  # the key path of each node being composed, to name it in a problem
+        self.values = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        # `index` is the key node for a mapping's value, the position for a list item, None for a key
+        path = _child_path(self.paths[-1], index.value if isinstance(index, yaml.ScalarNode) else index)
+        self.values += 1
+        line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
+        if self.values > MAX_VALUES:
+            raise _TreeLimit(line, _shown_path(path), f"more than {MAX_VALUES} values",
+                             f"at most {MAX_VALUES} values in the whole file")
+        if len(self.paths) > MAX_DEPTH:
+            raise _TreeLimit(line, _shown_path(path), f"values nested more than {MAX_DEPTH} levels deep",
+                             f"at most {MAX_DEPTH} levels of nesting")
+        self.paths.append(path)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.paths.pop()
+
+
+def _child_path(path: str, key: object) -> str:
+    """The key path of a value inside the value at ``path``: under a key (text), at a position (int)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return f"{path}[{key}]"
+    if isinstance(key, str):
+        return f"{path}.{key}" if path else key
+    return path  # a mapping's key, or a key that is not text: named by its mapping
+
+
+def _shown_path(path: str) -> str | None:
+    """A key path for a message: ``x[0][0][0]...`` rather than 64 levels of ``[0]``; None for the top."""
+    path = re.sub(r"((?:\[\d+\]){3})(?:\[\d+\])+", r"\1...", path)
+    return _clip(path, 100) or None
+
+
 class _Parser:
     def __init__(self, text: str, source: Path, cwd: Path) -> None:
         self.text = text
@@ -322,12 +509,18 @@ class _Parser:
         self.cwd = cwd.absolute()
         self.problems: list[Problem] = []
         self.lines: dict[str, int] = {}
-        self.loader = yaml.SafeLoader(text)
+        try:
+            self.loader = _Loader(text)
+        except yaml.reader.ReaderError as e:  # given a str, the reader checks every character at once
+            self.reader_error(e)
+            self.loader = _Loader("")  # composes to nothing: parse() then stops with the problem
 
     # --- reporting
 
     def problem(self, where: _Item | int | None, key_path: str | None, what: str, expected: str) -> None:
         line = where.line if isinstance(where, _Item) else where
+        if key_path is not None:  # a key may hold a newline or be a page long: the message stays one line
+            key_path = _clip(key_path, 100)
         self.problems.append(Problem(self.file, line, key_path, what, expected))
 
     def bad(self, item: _Item, what: str, expected: str) -> Any:
@@ -344,16 +537,79 @@ class _Parser:
             what = " ".join(s for s in (e.context, e.problem) if s)
             self.problem(mark.line + 1 if mark else None, None, f"YAML syntax error: {what}",
                          "valid YAML (check indentation, quotes and the space after each colon)")
-        except yaml.YAMLError as e:  # e.g. a ReaderError: a character YAML does not allow
-            self.problem(None, None, f"YAML error: {e}", "valid YAML text")
+        except yaml.reader.ReaderError as e:
+            self.reader_error(e)
+        except yaml.YAMLError as e:
+            self.problem(None, None, f"YAML error: {_clip(str(e))}", "valid YAML text")
+        except _TreeLimit as e:
+            self.problem(e.line, e.key, e.what, e.expected)
+        except RecursionError:  # not expected past _Loader's depth bound; a safety net all the same
+            self.problem(self.loader.get_mark().line + 1, None, "values nested too deeply",
+                         f"at most {MAX_DEPTH} levels of nesting")
         return None
+
+    def reader_error(self, e: yaml.reader.ReaderError) -> None:
+        """A character YAML does not allow, on one line (the error's own text spans two)."""
+        line = self.text.count("\n", 0, e.position) + 1
+        self.problem(line, None, f"YAML error: character #x{e.character:04x} is not allowed ({e.reason})",
+                     "printable text (write other characters as escapes in double quotes: \"\\x07\")")
+
+    def check_tree(self, root: yaml.Node) -> bool:
+        """Report (and return False) a tree too deep, too large or with a recursive alias to read safely.
+
+        Every later step builds Python values from the nodes (recursively, and expanding each alias), so
+        this walk, iterative and counting each use of an alias, comes first and bounds what they do.
+        """
+        count = 0
+        on_path: set[int] = set()  # ids of the nodes that contain the current one: a cycle is an alias loop
+        stack: list[tuple[yaml.Node, int, str, bool]] = [(root, 1, "", False)]
+        while stack:
+            node, depth, path, leaving = stack.pop()
+            if leaving:
+                on_path.discard(id(node))
+                continue
+            line, key = node.start_mark.line + 1, _shown_path(path)
+            if id(node) in on_path:
+                self.problem(line, key, "an alias refers to a value that contains it",
+                             "values that do not contain themselves")
+                return False
+            count += 1
+            if count > MAX_VALUES:
+                self.problem(line, key, f"more than {MAX_VALUES} values (each use of an alias counts)",
+                             f"at most {MAX_VALUES} values in the whole file")
+                return False
+            if depth > MAX_DEPTH:
+                self.problem(line, key, f"values nested more than {MAX_DEPTH} levels deep",
+                             f"at most {MAX_DEPTH} levels of nesting")
+                return False
+            if isinstance(node, yaml.ScalarNode):
+                if node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
+                    self.problem(line, key, f"a number of {len(node.value)} characters",
+                                 f"a number of at most {MAX_NUMBER_CHARS} characters")
+                    return False
+                continue
+            on_path.add(id(node))
+            stack.append((node, depth, path, True))
+            if isinstance(node, yaml.SequenceNode):
+                stack.extend((child, depth + 1, _child_path(path, i), False)
+                             for i, child in reversed(list(enumerate(node.value))))
+            else:
+                for k, v in reversed(node.value):
+                    stack.append((v, depth + 1, _child_path(path, k.value if isinstance(k, yaml.ScalarNode)
+                                                              else None), False))
+                    stack.append((k, depth + 1, path, False))
+        return True
 
     def value(self, item: _Item) -> Any:
         try:
             return self.loader.construct_object(item.node, deep=True)
         except yaml.YAMLError as e:
             problem = getattr(e, "problem", None) or str(e)
-            return self.bad(item, f"cannot read this value ({problem})", "plain YAML values")
+            return self.bad(item, f"cannot read this value ({_clip(problem)})", "plain YAML values")
+        except RecursionError:
+            return self.bad(item, "values nested too deeply", f"at most {MAX_DEPTH} levels of nesting")
+        except Exception as e:  # noqa: BLE001 - constructors call int(), float(), datetime(), base64 ...
+            return self.bad(item, f"cannot read this value ({_clip(str(e))})", "plain YAML values")
 
     def mapping(self, item: _Item, keys: Sequence[str], expected: str,
                 keys_expected: str | None = None) -> dict[str, _Item] | None:
@@ -420,7 +676,7 @@ class _Parser:
         value = self.value(item)
         if value is None or value == "":
             return "an empty value"
-        return repr(value)
+        return short_repr(value)
 
     # --- typed values (each returns _INVALID after reporting a problem)
 
@@ -429,17 +685,19 @@ class _Parser:
             return self.bad(item, f"{self.describe(item)} is not a single value", expected)
         return self.value(item)
 
-    def integer(self, item: _Item, minimum: int | None = None, auto: bool = False) -> Any:
-        expected = "an integer" + (f" >= {minimum}" if minimum is not None else "") + (" or auto" if auto else "")
+    def integer(self, item: _Item, minimum: int, maximum: int, auto: bool = False, shown_max: str = "") -> Any:
+        expected = f"an integer >= {minimum}" + (" or auto" if auto else "") + f", at most {shown_max or maximum}"
         v = self.scalar(item, expected)
         if v is _INVALID:
             return v
         if auto and v == "auto":
-            return cpu_count()
+            return min(cpu_count(), maximum)
         if isinstance(v, bool) or not isinstance(v, int):
             return self.bad(item, f"{self.describe(item)} is not an integer", expected)
-        if minimum is not None and v < minimum:
-            return self.bad(item, f"{v} is too small", expected)
+        if v < minimum:
+            return self.bad(item, f"{short_repr(v)} is too small", expected)
+        if v > maximum:
+            return self.bad(item, f"{short_repr(v)} is too large", expected)
         return v
 
     def boolean(self, item: _Item) -> Any:
@@ -467,8 +725,11 @@ class _Parser:
             return v
         if isinstance(v, int) and not isinstance(v, bool):
             v = str(v)  # `name: 2048` is a name, not a number
-        if not isinstance(v, str) or not _TOKEN.fullmatch(v) or set(v) == {"."}:
+        if not isinstance(v, str):
             return self.bad(item, f"{self.describe(item)} is not a valid name", _TOKEN_EXPECTED)
+        wrong = name_problem(v)
+        if wrong is not None:
+            return self.bad(item, *wrong)
         return v
 
     def text_value(self, item: _Item, expected: str) -> Any:
@@ -479,11 +740,14 @@ class _Parser:
             v = str(v)
         if not isinstance(v, str) or not v.strip():
             return self.bad(item, f"{self.describe(item)} is not text", expected)
+        wrong = _os_text_problem(v)
+        if wrong is not None:
+            return self.bad(item, f"{self.describe(item)} {wrong}", expected)
         return v
 
-    def duration(self, item: _Item, minimum: int, nullable: bool = False) -> Any:
-        expected = DURATION_EXPECTED + (f", at least {minimum} ms" if minimum else "") + \
-            (", or null (none)" if nullable else "")
+    def duration(self, item: _Item, key: str, nullable: bool = False) -> Any:
+        minimum, maximum = TIME_BOUNDS[key]
+        expected = duration_expected(minimum, maximum, nullable)
         v = self.scalar(item, expected)
         if v is _INVALID:
             return v
@@ -493,11 +757,12 @@ class _Parser:
             ms = parse_duration(v)
         except DurationError:
             return self.bad(item, f"{self.describe(item)} is not a duration", expected)
-        if ms < minimum:
-            return self.bad(item, f"{self.describe(item)} is too short", expected)
+        wrong = duration_problem(ms, minimum, maximum)
+        if wrong is not None:
+            return self.bad(item, f"{self.describe(item)} {wrong}", expected)
         return ms
 
-    def limit(self, item: _Item, parse: Any, expected: str) -> Any:
+    def limit(self, item: _Item, parse: Any, expected: str, bounds: tuple[int, int]) -> Any:
         v = self.scalar(item, expected)
         if v is _INVALID or v is None:
             return v
@@ -505,8 +770,10 @@ class _Parser:
             n = parse(v)
         except DurationError:
             return self.bad(item, f"{self.describe(item)} is not understood", expected)
-        if n < 1:
+        if n < bounds[0]:
             return self.bad(item, f"{self.describe(item)} is too small", expected)
+        if n > bounds[1]:
+            return self.bad(item, f"{self.describe(item)} is too large", expected)
         return n
 
     # --- the schema
@@ -516,6 +783,8 @@ class _Parser:
         if root is None:
             if not self.problems:
                 self.problem(1, None, "the file is empty", "a mapping with name, variant, bots, ...")
+            raise ConfigFileError(self.problems)
+        if not self.check_tree(root):
             raise ConfigFileError(self.problems)
         top = self.mapping(_Item(root, ""), TOP_KEYS, "a mapping with name, variant, bots, ... at the top")
         if top is None:
@@ -534,15 +803,19 @@ class _Parser:
         rules = optional("variant", PRESETS["santase"], self.variant)
         fmt = optional("format", "round-robin", lambda i: self.choice(i, FORMATS))
         challenger = optional("challenger", None, self.token)
-        rounds = optional("rounds", 1, lambda i: self.integer(i, 1))
+        rounds = optional("rounds", 1, lambda i: self.integer(i, 1, MAX_ROUNDS))
         duplicate = optional("duplicate", True, self.boolean)
-        seed = optional("seed", 0, self.integer)
-        concurrency = optional("concurrency", cpu_count(), lambda i: self.integer(i, 1, auto=True))
-        workers = optional("workers", 1, lambda i: self.integer(i, 1, auto=True))
+        seed = optional("seed", None, lambda i: self.integer(i, 0, SEED_LIMIT - 1, shown_max=_SEED_MAX_TEXT))
+        concurrency = optional("concurrency", min(cpu_count(), MAX_CONCURRENCY),
+                               lambda i: self.integer(i, 1, MAX_CONCURRENCY, auto=True))
+        workers = optional("workers", 1, lambda i: self.integer(i, 1, MAX_WORKERS, auto=True))
         time = optional("time", TimeControl(), lambda i: self.time_control(i, TimeControl(), required=True))
         on_violation = optional("on_violation", "lose-match", lambda i: self.choice(i, VIOLATION_POLICIES))
         limits = optional("limits", Limits(), self.limits)
         reuse_bots = optional("reuse_bots", False, self.boolean)
+        # strict: `sandbox: null` is refused rather than read as "the default", which it could be mistaken
+        # for `none` (no sandbox)
+        sandbox = optional("sandbox", None, lambda i: self.choice(i, SANDBOXES))
         output = optional("output", {}, self.output)
 
         bots_item = get("bots")
@@ -551,11 +824,14 @@ class _Parser:
             self.problem(1, "bots", "missing", "a list of at least 2 bots, each with a name and a command")
         else:
             entries = self.sequence(bots_item, "a list of at least 2 bots, each with a name and a command")
-            if entries is not None:
+            if entries is not None and len(entries) > MAX_BOTS:
+                self.bad(bots_item, f"{len(entries)} bots", f"at most {MAX_BOTS} bots")
+            elif entries is not None:
                 bots = self.bots(entries, time if time is not _INVALID else TimeControl())
                 if len(entries) < 2:
                     self.bad(bots_item, f"{len(entries)} bot{'s' if len(entries) != 1 else ''}",
                              "at least 2 bots")
+                self.check_matches(fmt, rounds, len(entries), get("rounds") or bots_item)
 
         self.check_format(fmt, challenger, get("format"), get("challenger"), bots, bots_item)
 
@@ -572,8 +848,18 @@ class _Parser:
             seed=seed, concurrency=concurrency, workers=workers, time=time, on_violation=on_violation,
             limits=limits, reuse_bots=reuse_bots, bots=bots_t,
             database=self.cwd / database, report_dir=self.cwd / report_dir,
-            source=self.source, text=self.text, hash=digest, lines=dict(self.lines),
+            source=self.source, text=self.text, hash=digest, sandbox=sandbox, lines=dict(self.lines),
         )
+
+    def check_matches(self, fmt: Any, rounds: Any, n_bots: int, item: _Item) -> None:
+        """The whole schedule is built (and stored) up front: bound its size, whatever makes it large."""
+        if rounds is _INVALID or fmt is _INVALID or n_bots < 2:
+            return
+        pairings = n_bots - 1 if fmt == "gauntlet" else n_bots * (n_bots - 1) // 2
+        total = rounds * pairings * 2
+        if total > MAX_MATCHES:
+            self.bad(item, f"{rounds} rounds x {pairings} pairings x 2 = {total} matches",
+                     f"at most {MAX_MATCHES} matches in all (fewer rounds or fewer bots)")
 
     def required(self, mapping: dict[str, _Item], key: str, line: int, read: Any, expected: str,
                  path: str = "") -> Any:
@@ -628,7 +914,7 @@ class _Parser:
                 prefix = f"rule {key.replace('-', '_')}: "
                 if message.startswith(prefix):
                     what, _, expected = message[len(prefix):].partition("; expected ")
-                    self.bad(child, what, expected or "a value the rule allows (see `arena rules`)")
+                    self.bad(child, _clip(what), expected or "a value the rule allows (see `arena rules`)")
                     ok = False
                     continue
             overrides[key] = value
@@ -638,21 +924,15 @@ class _Parser:
             return base.with_overrides(overrides)
         except RulesError as e:
             what, _, expected = str(e).partition("; expected ")
-            return self.bad(item, what, expected or "rule parameters that fit together (see docs/RULES.md)")
+            return self.bad(item, _clip(what), expected or "rule parameters that fit together (see docs/RULES.md)")
 
     def time_control(self, item: _Item, base: TimeControl, required: bool = False) -> Any:
         entries = self.mapping(item, TIME_KEYS, "a mapping with move, bank, handshake, grace")
         if entries is None:
             return _INVALID
         changes: dict[str, Any] = {}
-        readers = {
-            "move": lambda i: self.duration(i, 1),
-            "bank": lambda i: self.duration(i, 0, nullable=True),
-            "handshake": lambda i: self.duration(i, 1),
-            "grace": lambda i: self.duration(i, 0),
-        }
         for key, child in entries.items():
-            changes[f"{key}_ms"] = readers[key](child)
+            changes[f"{key}_ms"] = self.duration(child, key, nullable=key == "bank")
         if any(v is _INVALID for v in changes.values()):
             return _INVALID
         return dataclasses.replace(base, **changes)
@@ -662,15 +942,15 @@ class _Parser:
         if entries is None:
             return _INVALID
         readers = {
-            "memory": ("memory_bytes", parse_size, SIZE_EXPECTED),
-            "cpu": ("cpu_seconds", _cpu_seconds, CPU_EXPECTED),
-            "processes": ("processes", _count, "an integer >= 1, or null (unlimited)"),
-            "file_size": ("file_size_bytes", parse_size, SIZE_EXPECTED),
+            "memory": ("memory_bytes", parse_size, MEMORY_BOUNDS),
+            "cpu": ("cpu_seconds", _cpu_seconds, CPU_BOUNDS),
+            "processes": ("processes", _count, PROCESS_BOUNDS),
+            "file_size": ("file_size_bytes", parse_size, FILE_SIZE_BOUNDS),
         }
         changes: dict[str, Any] = {}
         for key, child in entries.items():
-            attr, parse, expected = readers[key]
-            changes[attr] = self.limit(child, parse, expected)
+            attr, parse, bounds = readers[key]
+            changes[attr] = self.limit(child, parse, LIMIT_EXPECTED[key], bounds)
         if any(v is _INVALID for v in changes.values()):
             return _INVALID
         return dataclasses.replace(Limits(), **changes)
@@ -740,6 +1020,9 @@ class _Parser:
                 return self.bad(item, "the list is empty or holds more than plain words",
                                 _COMMAND_TEXT_EXPECTED)
             words = [str(p) for p in parts]
+            wrong = next((w for w in map(_os_text_problem, words) if w is not None), None)
+            if wrong is not None:
+                return self.bad(item, f"a word {wrong}", _COMMAND_TEXT_EXPECTED)
             text = shlex.join(words)
             source: str | list[str] = words
         else:
@@ -777,6 +1060,21 @@ class _Parser:
 _COMMAND_TEXT_EXPECTED = "a command line, e.g. python bots/random.py --seed 3 (or a list of words)"
 
 
+def _os_text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a path, command or argument for the operating system, or None.
+
+    YAML's double quotes can write both a NUL ("\\0") and a lone surrogate ("\\ud800"); either would
+    only fail later, in the middle of a build or a match.
+    """
+    if "\0" in text:
+        return "contains a NUL character"
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        return "contains a character that is not valid text (a lone surrogate)"
+    return None
+
+
 def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DurationError(f"{value!r} is not an integer")
@@ -784,7 +1082,7 @@ def _count(value: object) -> int:
 
 
 def _result_settings(
-    rules: RuleSet, fmt: str, challenger: str | None, rounds: int, duplicate: bool, seed: int,
+    rules: RuleSet, fmt: str, challenger: str | None, rounds: int, duplicate: bool, seed: int | None,
     time: TimeControl, on_violation: str, bots: Sequence[BotConfig],
 ) -> dict[str, Any]:
     return {
