@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,15 @@ def test_bad_user_input_is_one_line_and_exit_2():
         assert result.returncode == 2, (args, result.stderr)
         assert expected in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_the_default_seed_is_random_printed_and_replays():
+    args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "2", "--json"]
+    first = arena(*args)
+    assert first.returncode == 0, first.stderr
+    seed = int(re.search(r"arena: seed (\d+) \(random; pass --seed \1 to replay\)", first.stderr).group(1))
+    summary = json.loads(first.stdout)
+    assert summary["seed"] == seed
+    again = arena(*args, "--seed", str(seed))
+    assert json.loads(again.stdout) == summary
+    assert json.loads(arena(*args).stdout)["seed"] != seed  # 63 random bits: equal only by a miracle

@@ -69,6 +69,7 @@ def assert_same_shape(real: str, shown: list[str]) -> None:
 def work(tmp_path_factory) -> Path:
     """The tutorial's files, as a reader would save them."""
     work = tmp_path_factory.mktemp("tutorial")
+    work.chmod(0o755)  # as a reader's folder would be (pytest's are 0700): sandboxed bots run as another user
     for name, text in FILES.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text + "\n")

@@ -42,6 +42,7 @@ __all__ = [
     "SandboxPlan",
     "bot_files",
     "bwrap_problem",
+    "check_readable",
     "plan_sandbox",
     "resolve_sandbox",
 ]
@@ -304,6 +305,22 @@ def bot_files(argv: Sequence[str], cwd: Path | None, others: Iterable[Sequence[s
     hidden = sorted(p for p in theirs
                     if p not in own and _inside(p, folders) and not _inside(p, runtime) and os.path.isfile(p))
     return (*own, *folders, *(f"!{p}" for p in hidden))
+
+
+def check_readable(name: str, files: Sequence[str]) -> None:
+    """ConfigError unless a bot running as its own unprivileged uid (arena run as root) can read its files:
+    bubblewrap shows them with their modes, and a 0700 folder of root's would only look broken later."""
+    if os.geteuid() != 0:
+        return
+    for path in files:
+        if path.startswith("!") or not os.path.exists(path):
+            continue
+        mode = os.stat(path).st_mode
+        need = 0o005 if os.path.isdir(path) else 0o004
+        if mode & need != need:
+            raise ConfigError(
+                f"bot {name}: {path} is not readable by other users (mode {mode & 0o777:04o}), and a sandboxed "
+                f"bot runs as a user of its own; make it readable (chmod -R a+rX {path}) or use sandbox: none")
 
 
 def _bot_paths(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None) -> tuple[list[str], list[str]]:

@@ -69,7 +69,7 @@ def player_for(config: TournamentConfig, name: str) -> Player:
     bot = next(b for b in config.bots if b.name == name)
     others = [b.command for b in config.bots if b.name != name]
     spec = BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits,
-                   sandbox=getattr(config, "sandbox", None) or "auto", fingerprint=fingerprint(bot.command),
+                   sandbox=config.sandbox or "auto", fingerprint=fingerprint(bot.command),
                    files=bot_files(bot.command, bot.cwd, others))
     return Player(spec, bot.time)
 

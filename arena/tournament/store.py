@@ -3,14 +3,22 @@
 One transaction per finished match: a match's rows (the match, its deals, terminations, seats and
 transcripts) appear together or not at all, so a killed run never leaves half a result. WAL mode lets the
 report be rendered while the runner writes. Schema changes are migrations, recorded in ``_migrations``.
+
+Also here: what keeps a user's own commands from destroying anything. `RunLock` lets one `arena run` write a
+database at a time, `fresh_files` checks what `--fresh` is about to delete, and a full disk becomes
+`DiskFull` (one line, the committed matches kept) instead of a traceback.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
+import os
 import sqlite3
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +31,29 @@ from arena.referee.record import MatchRecord
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+SQLITE_FULL = 13  # the primary result code; extended codes keep it in their low byte
+
+
+class DiskFull(StoreError):
+    """A write failed for want of space. Every match committed before it is kept, so a resume continues."""
+
+    def __init__(self, where: Path, error: BaseException) -> None:
+        detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        super().__init__(
+            f"the disk is full: cannot write {where} ({detail}). Every finished match is kept in the database; "
+            "free some space, then run the same command again to resume."
+        )
+        self.where = where
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """SQLite's SQLITE_FULL, or an OSError for no space (ENOSPC) or an exhausted quota (EDQUOT)."""
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        return (code is not None and code & 0xFF == SQLITE_FULL) or "database or disk is full" in str(error)
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def _m001_initial(db: sqlite_utils.Database) -> None:
@@ -92,7 +123,12 @@ SCHEMA_VERSION = len(MIGRATIONS)
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            if is_disk_full(e):
+                raise DiskFull(self.path.parent, e) from None
+            raise StoreError(f"cannot create the directory {self.path.parent}: {e.strerror or e}") from None
         try:
             conn = sqlite3.connect(str(self.path), timeout=30)
             self.db = sqlite_utils.Database(conn)
@@ -102,6 +138,8 @@ class Store:
             conn.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as e:
+            if is_disk_full(e):
+                raise DiskFull(self.path, e) from None
             raise StoreError(f"{self.path}: not a usable arena database ({e})") from None
 
     @classmethod
@@ -116,6 +154,17 @@ class Store:
     def close(self) -> None:
         self.db.conn.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction (rolled back on any error); a full disk becomes `DiskFull`."""
+        try:
+            with self.db.conn:
+                yield
+        except (sqlite3.Error, OSError) as e:
+            if is_disk_full(e):
+                raise DiskFull(self.path, e) from None
+            raise
+
     def _migrate(self) -> None:
         db = self.db
         if not db.table("_migrations").exists():
@@ -128,7 +177,7 @@ class Store:
             )
         for name, migrate in MIGRATIONS:
             if name not in done:
-                with db.conn:
+                with self._transaction():
                     migrate(db)
                     db.table("_migrations").insert({"name": name, "applied_at": _now()})
 
@@ -166,7 +215,7 @@ class Store:
                 "or --fresh to start over"
             )
         schedule = list(schedule)
-        with db.conn:
+        with self._transaction():
             if existing and existing[0]["config_hash"] != config_hash and not force:
                 raise StoreError(
                     f"{self.path} holds tournament {name!r} played with a different configuration "
@@ -190,8 +239,13 @@ class Store:
             )
             db.execute("UPDATE matches SET status = 'pending' WHERE tournament = ? AND status = 'running'", [name])
 
+    def stored_seed(self, name: str) -> int | None:
+        """The seed tournament ``name`` was scheduled with, None when the database does not hold it yet."""
+        rows = list(self.db.table("tournaments").rows_where("name = ?", [name], select="seed"))
+        return rows[0]["seed"] if rows else None
+
     def finish(self, name: str) -> None:
-        with self.db.conn:
+        with self._transaction():
             pending = self.count(name, "pending") + self.count(name, "running")
             self.db.table("tournaments").update(name, {"status": "done" if not pending else "running",
                                                  "updated_at": _now()})
@@ -207,14 +261,14 @@ class Store:
         return self.db.table("matches").count_where("tournament = ? AND status = ?", [name, status])
 
     def mark_running(self, match_id: str) -> None:
-        with self.db.conn:
+        with self._transaction():
             self.db.table("matches").update(match_id, {"status": "running", "started_at": _now()})
 
     def save(self, rec: MatchRecord) -> None:
         """Store a finished match, all of it in one transaction."""
         db = self.db
         term = next((t for t in rec.terminations if t.kind == rec.reason), None)
-        with db.conn:
+        with self._transaction():
             for table in ("deals", "terminations", "seats", "transcripts"):
                 db.execute(f"DELETE FROM {table} WHERE match_id = ?", [rec.match_id])
             db.table("deals").insert_all(
@@ -258,3 +312,119 @@ class Store:
 
     def results(self, name: str) -> list[dict[str, Any]]:
         return list(self.db.table("matches").rows_where("tournament = ? AND status = 'done'", [name], order_by="ord"))
+
+
+# --------------------------------------------------------------------------------- one writer, --fresh
+class RunLock:
+    """An exclusive ``flock`` on ``<database>.lock`` (which holds the owner's pid) for a whole `arena run`.
+
+    Two runs writing one database would both play the pending matches and mix their results, so the second
+    is refused at once. The kernel drops a flock when its process dies, SIGKILL included, so a stale lock
+    file never blocks a later run. Readers (`arena report`, sqlite3) do not take it.
+    """
+
+    def __init__(self, database: Path) -> None:
+        self.database = Path(database)
+        self.path = Path(f"{database}.lock")
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as e:
+                if is_disk_full(e):
+                    raise DiskFull(self.path, e) from None
+                raise StoreError(f"cannot create the lock file {self.path}: {e.strerror or e}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                owner = f"pid {pid}" if pid.isdigit() else "pid unknown"
+                raise StoreError(
+                    f"{self.database} is in use by another arena run ({owner}); wait for it to finish or stop it, "
+                    "then run again"
+                ) from None
+            # A run that just finished removes its lock file after we opened it: our lock would then be on
+            # a file nobody else sees, so lock the file the path names now.
+            try:
+                st, now = os.fstat(fd), os.stat(self.path)
+                same = (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino)
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        self.fd = fd
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError as e:
+            self.release()
+            if is_disk_full(e):
+                raise DiskFull(self.path, e) from None
+            raise
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        # Remove the file before unlocking it: a run that opened it meanwhile sees it gone and starts over.
+        self.path.unlink(missing_ok=True)
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+ARENA_TABLES = ("_migrations", "tournaments", "matches")
+
+
+def fresh_files(path: Path, name: str) -> list[Path]:
+    """The files `arena run --fresh` deletes: the database and its -wal/-shm, those that exist.
+
+    Raises StoreError (and nothing is deleted) unless ``path`` is an arena database of tournament ``name``:
+    a misspelt ``output.database`` must never cost a user an unrelated file. The check reads the file
+    read-only, so it changes nothing either.
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+
+    def refuse(why: str) -> StoreError:
+        return StoreError(
+            f"--fresh: {path} is not a database of tournament {name!r} ({why}); nothing was deleted. "
+            "Check output.database, or remove the file yourself"
+        )
+
+    if not path.is_file():
+        raise refuse("not a regular file")
+    companions = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+    existed = [p for p in companions if p.exists()]
+    try:
+        # Not immutable=1: a killed run's results (its schema too) may still be only in the -wal file.
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            missing = [t for t in ARENA_TABLES if t not in tables]
+            if missing:
+                raise refuse(f"no arena tables: {', '.join(missing)} missing")
+            names = [row[0] for row in conn.execute("SELECT name FROM tournaments")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise refuse(f"not an SQLite database: {e}") from None
+    finally:
+        # A read-only connection to a WAL database creates -wal and -shm and cannot remove them: leave the
+        # directory as it was.
+        for p in companions:
+            if p not in existed:
+                p.unlink(missing_ok=True)
+    if name not in names:
+        raise refuse(f"it holds tournament {names[0]!r}" if names else "it holds no tournament")
+    return [path, *existed]
