@@ -284,3 +284,20 @@ async def wait_for(condition, seconds: float) -> bool:
 
 async def gone(marker: str) -> bool:
     return await wait_for(lambda: not processes_with(marker), 10)
+
+
+async def test_without_a_sandbox_a_rewritten_program_ends_in_tampered(hostile):
+    """A bot that rewrites its own program (or its opponent's) between matches is caught before the next."""
+    from arena.botspec import fingerprint
+
+    argv = (sys.executable, str(hostile), "rewrite", str(hostile))
+    victim = (sys.executable, str(GOOD))
+    a = Player(BotSpec("hostile", argv, sandbox="none", fingerprint=fingerprint(argv)), TC)
+    b = Player(BotSpec("good", victim, sandbox="none", fingerprint=fingerprint(victim)), TC)
+    with trio.fail_after(120):
+        first = await play_match("m1", (a, b), ONE_DEAL, 5, 5)
+        assert evidence(first, "rewrote") == [str(hostile)]  # no sandbox: the rewrite succeeds...
+        second = await play_match("m2", (a, b), ONE_DEAL, 6, 6)
+    # ...and the changed program is not started again
+    assert [(t.kind, t.bot) for t in second.terminations] == [("tampered", "hostile")]
+    assert second.winner == 1 and second.reason == "tampered"
