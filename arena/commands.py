@@ -162,9 +162,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     # that the same matches can be played again.
     seed = args.seed
     if seed is None:
-        import secrets
+        from arena.seeds import random_seed
 
-        seed = secrets.randbits(63)
+        seed = random_seed()
         print(f"arena: seed {seed} (random; pass --seed {seed} to replay)", file=sys.stderr)
     pairs = trio.run(play_series, a, b, rules, args.matches, seed, not args.no_duplicate, concurrency,
                      args.policy, on_record)
@@ -373,7 +373,8 @@ def add_run_parser(sub: Any, commands: dict[str, Any]) -> None:
     group.add_argument("--fresh", action="store_true", help="delete the tournament's database and start over")
     group.add_argument("--force", action="store_true",
                        help="continue a tournament whose configuration changed, on purpose")
-    p.add_argument("--concurrency", type=int, default=None, help="override the config's concurrency")
+    p.add_argument("--concurrency", type=_int_option("--concurrency"), default=None,
+                   help="override the config's concurrency (1 to 256)")
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     p.add_argument("--sandbox", choices=("bwrap", "none"), default=None,
                    help="override the config's sandbox: bwrap (bubblewrap) or none")
@@ -391,11 +392,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arena.tournament.store import RunLock, Store, fresh_files
 
     config = load_config(args.config)
-    if args.concurrency is not None:
-        from arena.tournament.config import MAX_CONCURRENCY
-
-        if not 1 <= args.concurrency <= MAX_CONCURRENCY:
-            raise ConfigError(f"--concurrency: {args.concurrency} is out of range; expected 1 to {MAX_CONCURRENCY}")
+    if args.concurrency is not None:  # bounded by argparse
         config = dataclasses.replace(config, concurrency=args.concurrency)
     # Decided once, before anything runs: bubblewrap when it works, an error if asked for and missing.
     config = dataclasses.replace(config, sandbox=resolve_sandbox(args.sandbox or config.sandbox))
@@ -472,20 +469,20 @@ def _tournament_seed(config: Any, store: Any) -> tuple[int, str]:
     predict the deals), and a resume takes the one stored by the first run, so it plays what an
     uninterrupted run would have. --fresh deleted the database before this, so it draws anew.
     """
-    import secrets
+    from arena.seeds import random_seed
 
     if config.seed is not None:
         return config.seed, ""
     stored = store.stored_seed(config.name)
     if stored is not None:
         return stored, f"random, kept in the database since the first run; put seed: {stored} in the config to replay"
-    seed = secrets.randbits(63)
+    seed = random_seed()
     return seed, f"random; put seed: {seed} in the config to replay"
 
 
 # Pseudo file systems where a database or a report would be meaningless or harmful (/dev/null, /proc/...);
 # /dev/shm is an ordinary tmpfs and stays allowed.
-_SYSTEM_DIRS = ("proc", "sys", "dev")
+_PSEUDO_FS = ("proc", "sys", "dev")
 
 
 def _check_outputs(config: Any, report: bool) -> None:
@@ -514,7 +511,7 @@ def _check_output_path(config: Any, key: str, path: Path, directory: bool) -> No
 
     for p in (path, Path(os.path.realpath(path))):
         top = p.parts[1:2]
-        if top and top[0] in _SYSTEM_DIRS and p.parts[1:3] != ("dev", "shm"):
+        if top and top[0] in _PSEUDO_FS and p.parts[1:3] != ("dev", "shm"):
             raise bad(f"is under /{top[0]}, a system directory")
     if directory:
         if path.exists() and not path.is_dir():
