@@ -208,6 +208,31 @@ def test_nothing_outlives_arena_match_after_sigkill(hostile):
     assert trio.run(gone, marker), processes_with(marker)
 
 
+def test_nothing_outlives_arena_run_with_workers_after_sigkill(hostile, tmp_path):
+    """workers: 2 puts the referee in child processes: they, and every bot, must die with `arena run`."""
+    marker = f"escapee-{uuid.uuid4().hex}"
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        "name: workers-die\nrounds: 50\nseed: 3\nworkers: 2\nconcurrency: 2\n"
+        f"output: {{database: {tmp_path / 'arena.db'}, report: {tmp_path / 'report'}}}\n"
+        "bots:\n"
+        f"  - name: hostile\n    command: python {hostile} escape {marker}\n"
+        # slow: a match in flight lasts far longer than the bound below, so a worker left to finish it
+        # (rather than killed with its parent) would be seen
+        f"  - name: slow\n    command: python {BOTS / 'slow.py'} 400\n    cwd: {BOTS}\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert trio.run(wait_for, lambda: bool(processes_with(marker)), 60), "the escapee never started"
+        assert processes_with("arena.tournament.worker"), "no referee worker is running"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert trio.run(gone, marker), processes_with(marker)
+    assert trio.run(gone, "arena.tournament.worker"), processes_with("arena.tournament.worker")
+
+
 def test_results_cannot_be_rewritten_now_or_after_the_run(hostile, tmp_path):
     database = tmp_path / "out" / "arena.db"
     config = tmp_path / "t.yaml"

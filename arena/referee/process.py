@@ -18,7 +18,7 @@ import signal
 import subprocess
 import tempfile
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,21 @@ def _make_subreaper() -> None:
         pass
 
 
+def die_with_parent(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that has the child SIGKILLed when ``parent`` (the spawning thread) dies.
+
+    Only for children spawned from the main thread (see DirectProcess): the signal follows the thread.
+    """
+
+    def preexec() -> None:  # in the child, before exec: plain system calls only
+        if _LIBC is not None:
+            _LIBC.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os._exit(1)
+
+    return preexec
+
+
 def _apply_limits(pid: int, limits: Limits) -> None:
     """Set the bot's resource limits from outside, right after it started.
 
@@ -170,27 +185,30 @@ class DirectProcess:
     referee does.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], stdin: int, stdout: int, stderr: int) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: int, stdout: int, stderr: int | None) -> None:
         self._popen = popen
         self.pid = popen.pid
         self.returncode: int | None = None
         self.stdin = trio.lowlevel.FdStream(stdin)
         self.stdout = trio.lowlevel.FdStream(stdout)
-        self.stderr = trio.lowlevel.FdStream(stderr)
+        self.stderr = None if stderr is None else trio.lowlevel.FdStream(stderr)
 
     @classmethod
-    def spawn(cls, argv: Sequence[str], cwd: str, env: dict[str, str], preexec: Any,
-              pass_fds: Sequence[int] = ()) -> DirectProcess:
+    def spawn(cls, argv: Sequence[str], cwd: str | None, env: dict[str, str] | None, preexec: Any,
+              pass_fds: Sequence[int] = (), *, new_session: bool = True, capture_stderr: bool = True) -> DirectProcess:
+        """Start ``argv`` with pipes for stdin, stdout and (unless ``capture_stderr`` is false: then it is
+        ours) stderr; ``preexec`` runs in the child before exec."""
         ours: list[int] = []
         theirs: list[int] = []
         try:
-            for child_reads in (True, False, False):
+            for child_reads in (True, False, False)[: 3 if capture_stderr else 2]:
                 r, w = os.pipe2(os.O_CLOEXEC)
                 ours.append(w if child_reads else r)
                 theirs.append(r if child_reads else w)
             popen = subprocess.Popen(
-                list(argv), stdin=theirs[0], stdout=theirs[1], stderr=theirs[2], cwd=cwd, env=env,
-                start_new_session=True, preexec_fn=preexec, close_fds=True, pass_fds=pass_fds,
+                list(argv), stdin=theirs[0], stdout=theirs[1], stderr=theirs[2] if capture_stderr else None,
+                cwd=cwd, env=env, start_new_session=new_session, preexec_fn=preexec, close_fds=True,
+                pass_fds=pass_fds,
             )
         except BaseException:
             for fd in ours:
@@ -199,7 +217,14 @@ class DirectProcess:
         finally:
             for fd in theirs:
                 os.close(fd)
-        return cls(popen, *ours)
+        return cls(popen, ours[0], ours[1], ours[2] if capture_stderr else None)
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     async def wait(self) -> int:
         if self.returncode is None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -27,7 +26,7 @@ from arena.game.variants import RuleSet
 from arena.referee.clock import TimeControl
 from arena.referee.match import Player
 from arena.referee.pool import MatchPool
-from arena.referee.process import BotSpec, Limits
+from arena.referee.process import BotSpec, DirectProcess, Limits, die_with_parent
 from arena.referee.record import MatchRecord
 
 
@@ -128,9 +127,10 @@ async def _drive_worker(
     on_started: Callable[[dict[str, Any]], None],
     on_record: Callable[[MatchRecord], None],
 ) -> None:
-    proc = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "arena.tournament.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-    )
+    # From the main thread with a parent-death signal: if `arena run` is killed, its workers (and so the
+    # sandboxes of their bots, which die with them) go at once instead of finishing their matches.
+    proc = DirectProcess.spawn([sys.executable, "-m", "arena.tournament.worker"], None, None,
+                               die_with_parent(os.getpid()), new_session=False, capture_stderr=False)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         await proc.stdin.send_all((json.dumps({"setup": setup}) + "\n").encode())
