@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -140,3 +141,24 @@ def test_ctrl_c_stops_cleanly_and_keeps_every_finished_match(tmp_path):
     assert done >= 1 and deals == done  # abandoned matches left nothing behind
     resumed = arena_run(str(config))
     assert resumed.returncode == 0 and f"{12 - done} to play" in resumed.stderr
+
+
+def test_a_bot_program_changed_between_runs_is_refused_then_force(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    folder.chmod(0o755)  # a sandboxed bot runs as another user
+    bot = folder / "bot.py"
+    shutil.copy(ROOT / "bots" / "random.py", bot)
+    db = tmp_path / "arena.db"
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: changed-bot\nrounds: 1\nseed: 5\nvariant: {{preset: santase, match_target: 1}}\n"
+                      f"bots:\n  - {{name: mine, command: python {bot}}}\n"
+                      f"  - {{name: random, command: python {ROOT}/bots/random.py}}\n"
+                      f"output: {{database: {db}}}\n")
+    assert arena_run(str(config)).returncode == 0
+    with bot.open("a") as f:
+        f.write("\n# a change between runs\n")
+    refused = arena_run(str(config))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "the program of mine changed since tournament 'changed-bot' began" in refused.stderr
+    assert arena_run(str(config), "--force").returncode == 0

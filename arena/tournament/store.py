@@ -215,6 +215,7 @@ class Store:
                 "or --fresh to start over"
             )
         schedule = list(schedule)
+        bots = list(bots)
         with self._transaction():
             if existing and existing[0]["config_hash"] != config_hash and not force:
                 raise StoreError(
@@ -222,6 +223,17 @@ class Store:
                     f"({config_path} changed since). Run again with --fresh to start over (the old results "
                     "are deleted), or --force to continue with the new configuration on purpose."
                 )
+            if existing and not force and self.count(name, "done"):
+                # A program that changed between an interrupted run and its resume would mix two bots under
+                # one name (within a run the referee catches it: `tampered`).
+                stored = {r["name"]: r["hash"] for r in db.table("bots").rows_where("tournament = ?", [name])}
+                changed = [b["name"] for b in bots if stored.get(b["name"]) not in (None, b["hash"])]
+                if changed:
+                    raise StoreError(
+                        f"{self.path}: the program of {', '.join(changed)} changed since tournament {name!r} "
+                        "began, so its results so far were played by another program. Restore it, run again "
+                        "with --fresh to start over, or --force to go on with the new program on purpose."
+                    )
             db.table("tournaments").upsert(
                 {
                     "name": name, "config_path": config_path, "config_text": config_text,
