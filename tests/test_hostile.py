@@ -168,6 +168,33 @@ async def test_no_network(hostile):
     assert_clean(rec)
 
 
+async def test_a_listening_bot_cannot_be_reached(hostile):
+    """The bot listens (in its own network namespace, so it may); nothing on the host reaches it."""
+    with socket.socket() as probe:  # a port that is free on the host now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    reached = 0
+    async with trio.open_nursery() as nursery:
+
+        async def knock() -> None:  # for as long as the match runs (the bot listens for 3 s of its turn)
+            nonlocal reached
+            while True:
+                try:
+                    stream = await trio.open_tcp_stream("127.0.0.1", port)
+                    reached += 1
+                    await stream.aclose()
+                except OSError:
+                    pass
+                await trio.sleep(0.05)
+
+        nursery.start_soon(knock)
+        rec = await duel(hostile, "listen", str(port))
+        nursery.cancel_scope.cancel()
+    assert evidence(rec, "listening") == ["yes"] and evidence(rec, "accepted") == ["no"], rec.stderr[0]
+    assert reached == 0
+    assert_clean(rec)
+
+
 async def test_a_setsid_child_dies_with_the_sandbox(hostile):
     marker = f"escapee-{uuid.uuid4().hex}"
     rec = await duel(hostile, "escape", marker)
@@ -266,6 +293,23 @@ async def test_without_a_sandbox_these_attacks_succeed(hostile, tmp_path):
     reads files it was never given, and reaches the network."""
     rec = await duel(hostile, "look", sandbox="none")
     assert "good.py" in evidence(rec, "visible")[0]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+
+        async def knock() -> None:  # until the listening bot accepts (it listens for 3 s)
+            while True:
+                try:
+                    await (await trio.open_tcp_stream("127.0.0.1", port)).aclose()
+                    return
+                except OSError:
+                    await trio.sleep(0.05)
+
+        nursery.start_soon(knock)
+        rec = await duel(hostile, "listen", str(port), sandbox="none")
+        nursery.cancel_scope.cancel()
+    assert evidence(rec, "accepted") == ["yes"], rec.stderr[0]
     secret = tmp_path / "tournament.yaml"
     secret.write_text("seed: 1\n")
     rec = await duel(hostile, "read", str(secret), str(GOOD), sandbox="none")
