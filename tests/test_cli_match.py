@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -77,3 +78,22 @@ def test_the_default_seed_is_random_printed_and_replays():
     again = arena(*args, "--seed", str(seed))
     assert json.loads(again.stdout) == summary
     assert json.loads(arena(*args).stdout)["seed"] != seed  # 63 random bits: equal only by a miracle
+
+
+def test_without_a_working_bubblewrap_a_loud_warning_or_a_clear_refusal(tmp_path):
+    """A bwrap that cannot make namespaces (as in some containers): the default falls back with a warning,
+    --sandbox bwrap refuses to play."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    args = [sys.executable, "-m", "arena", "match", "python bots/random.py", "python bots/greedy.py",
+            "--matches", "1", "--seed", "1"]
+    fallback = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert fallback.returncode == 0, fallback.stderr
+    assert "WARNING: bots run WITHOUT a sandbox: bubblewrap cannot create a sandbox here (bwrap: No " \
+           "permissions to create new namespace)" in fallback.stderr
+    refused = subprocess.run([*args, "--sandbox", "bwrap"], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=600)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith("arena: sandbox bwrap was asked for, but bubblewrap cannot create")

@@ -102,18 +102,18 @@ def _warn_once(text: str) -> None:
 
 @functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot sandbox bots here (None when it can): tried once per process for real."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
+    """Why bubblewrap cannot sandbox bots here (None when it can): one real sandbox per process, built as a
+    bot's would be (uid, cgroup, pipes), running ``true``."""
+    if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    probe = _bwrap_prefix(bwrap) + ["--ro-bind", "/usr", "/usr", *_system_links(), "--", "true"]
-    if os.geteuid() == 0:
-        probe[-1:] = ["/usr/bin/setpriv", "--reuid", str(UID_BASE), "--regid", str(UID_BASE), "--clear-groups",
-                      "--", "true"]
+    plan = plan_sandbox(["/usr/bin/true"], None, (), None, None, None, None, {})
     try:
-        result = subprocess.run(probe, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
+        result = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                                capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
         return f"bubblewrap does not run here ({e})"
+    finally:
+        plan.release()
     if result.returncode != 0:
         err = result.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"bubblewrap cannot create a sandbox here ({err[-1] if err else f'exit {result.returncode}'})"
@@ -258,7 +258,8 @@ def _bwrap_prefix(bwrap: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _system_link_args() -> tuple[str, ...]:
+def _system_links() -> tuple[str, ...]:
+    """The host's /bin, /lib, ...: recreated as the same symlinks into /usr, or bound when real folders."""
     out: list[str] = []
     for path in _SYSTEM_DIRS[1:]:
         if os.path.islink(path):
@@ -266,10 +267,6 @@ def _system_link_args() -> tuple[str, ...]:
         elif os.path.isdir(path):
             out += ["--ro-bind", path, path]
     return tuple(out)
-
-
-def _system_links() -> list[str]:
-    return list(_system_link_args())
 
 
 def _runtime_dirs() -> list[str]:
