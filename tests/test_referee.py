@@ -154,8 +154,7 @@ async def test_memory_limit_turns_a_hog_into_a_crash():
                              limits=Limits(memory_bytes=512 * 1024**2)), TC)
     rec, pgids = await play(limited)
     assert [(t.kind, t.bot) for t in rec.terminations] == [("crash", "memory_hog")]
-    # a per-process limit makes the allocation fail; the sandbox's whole-bot cgroup limit OOM-kills it
-    assert "MemoryError" in rec.stderr[0] or "SIGKILL" in rec.terminations[0].detail
+    assert "MemoryError" in rec.stderr[0]  # one allocation over the limit fails at once, sandbox or not
     assert alive_in_groups(pgids) == []
 
 
