@@ -123,7 +123,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     argv = [tuple(resolve_command(command, cwd)) for command in (args.bot_a, args.bot_b)]  # quotes a bad one
     sandbox = resolve_sandbox(args.sandbox)
-    files = [bot_files(argv[i], None, [argv[1 - i]]) for i in (0, 1)]
+    secrets = [args.transcripts] if args.transcripts else []
+    files = [bot_files(argv[i], None, [argv[1 - i]], secrets) for i in (0, 1)]
     if sandbox == "bwrap":
         for i in (0, 1):
             check_readable(names[i], files[i])
@@ -399,6 +400,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if config.sandbox == "bwrap":
         for bot in config.bots:
             check_readable(bot.name, bot_files(bot.command, bot.cwd))
+    if not args.no_report:  # now, so that a bot's sandbox can hide it when it lies in the bot's folder
+        Path(config.report_dir).mkdir(parents=True, exist_ok=True)
     # Everything cheap that can refuse the run comes before the builds: bad output paths, another run on
     # the database, a --fresh that would delete a file that is not this tournament's database.
     _check_outputs(config, report=not args.no_report)

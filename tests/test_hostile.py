@@ -285,6 +285,56 @@ def test_results_cannot_be_rewritten_now_or_after_the_run(hostile, tmp_path):
     assert len(winners) == 4 and set(winners) != {"hostile"}, winners  # duplicate pairs split 1-1
 
 
+def test_a_bot_in_the_projects_own_folder_sees_no_config_database_report_or_opponent(hostile, tmp_path):
+    """The organizer gives a bot the whole project folder as its cwd (a bot next to its tournament file):
+    the config, the database, the report and the other bot's program are hidden in it all the same."""
+    project = tmp_path / "project"
+    (project / "victim").mkdir(parents=True)
+    for name in ("hostile.py", "_common.py"):
+        shutil.copy(hostile.parent / name, project / name)
+    shutil.copy(GOOD, project / "victim" / "good.py")
+    shutil.copy(BOTS / "_common.py", project / "victim" / "_common.py")
+    for folder in (tmp_path, project, project / "victim"):
+        folder.chmod(0o755)
+    config = project / "t.yaml"
+    database = project / "reports" / "t" / "arena.db"
+    report = project / "reports" / "t"
+    targets = [config, database, report, project / "victim" / "good.py"]
+    config.write_text(
+        "name: t\nrounds: 1\nseed: 3\nconcurrency: 1\nvariant: {preset: santase, match_target: 1}\n"
+        "bots:\n"
+        f"  - {{name: hostile, command: python hostile.py read {' '.join(map(str, targets))}, cwd: .}}\n"
+        "  - {name: good, command: python victim/good.py}\n"
+    )
+    result = subprocess.run([sys.executable, "-m", "arena", "run", "t.yaml"], cwd=project, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    import sqlite3
+
+    with sqlite3.connect(database) as db:
+        stderr = "".join(e for (e,) in db.execute("SELECT stderr FROM transcripts WHERE bot = 'hostile'"))
+    read = [line.split("=", 1)[1] for line in stderr.splitlines() if line.startswith("evidence read read=")]
+    refused = [line.split("=", 1)[1] for line in stderr.splitlines() if line.startswith("evidence read refused=")]
+    # (both matches' transcripts) an empty folder in place of the report and the database in it, and unreadable
+    # files in place of the config and the other bot's program
+    assert set(read) == {f"{report}:0 entries"}, stderr
+    assert set(refused) == {f"{config}:PermissionError", f"{database}:FileNotFoundError",
+                            f"{project / 'victim' / 'good.py'}:PermissionError"}, stderr
+
+
+def test_a_folder_holding_other_bots_folders_is_not_shown(tmp_path):
+    """A bot script at a project's root, with the other bot in a subfolder: only its script is shown; with
+    the other bot beside it (a folder of reference bots), the folder is shown and the other bot hidden."""
+    mine, below, beside = tmp_path / "mine.py", tmp_path / "bots" / "x" / "theirs.py", tmp_path / "theirs.py"
+    below.parent.mkdir(parents=True)
+    for path in (mine, below, beside):
+        path.write_text("")
+    python = "/usr/bin/python3"
+    assert bot_files((python, str(mine)), None, [(python, str(below))]) == (python, str(mine))
+    assert bot_files((python, str(mine)), None, [(python, str(beside))]) == (python, str(mine), str(tmp_path),
+                                                                             f"!{beside}")
+
+
 # ------------------------------------------------------------------------------------------ no sandbox
 
 

@@ -182,9 +182,13 @@ def plan_sandbox(
         args += _parent_dirs(binds)
         for path in binds:
             args += ["--ro-bind", path, path]
-        for path in hidden:
-            if _inside(path, binds):
-                args += ["--ro-bind", "/dev/null", path]
+        # an empty folder, or an unreadable file (/dev/null on a nodev mount) in its place; a secret not written
+        # yet needs nothing, nor one inside a folder already hidden
+        masked: list[str] = []
+        for path in sorted(hidden):
+            if _inside(path, binds) and not _inside(path, masked) and os.path.lexists(path):
+                args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+                masked.append(path)
         workdir = str(cwd) if cwd is not None else SANDBOX_TMP
         args += ["--chdir", workdir, "--clearenv"]
         inside = {**env, "HOME": SANDBOX_TMP, "TMPDIR": SANDBOX_TMP}
@@ -277,31 +281,41 @@ def _runtime_dirs() -> list[str]:
     return dirs + [os.path.realpath(d) for d in dirs]
 
 
-def bot_files(argv: Sequence[str], cwd: Path | None, others: Iterable[Sequence[str]] = ()) -> tuple[str, ...]:
+def bot_files(
+    argv: Sequence[str], cwd: Path | None, others: Iterable[Sequence[str]] = (), secrets: Iterable[Path | str] = ()
+) -> tuple[str, ...]:
     """The bot's own files, which its sandbox shows read-only at their real paths, as a list of paths; a
-    path written ``!path`` is hidden instead (shown as an empty file).
+    path written ``!path`` is hidden instead (an unreadable file or an empty folder in its place).
 
     That is its ``cwd`` folder when one is set, and the folder of its script (the first argument with a
-    script suffix) or else of its program, so a bot made of several files works as written. The programs
-    and scripts of the run's other bots (``others``) that lie in those folders are hidden: no bot reads
-    another's program. Programs found on PATH (``node``, ``sh``) belong to the system view, not to the
-    bot. Other arguments are not shown even when they name files.
+    script suffix) or else of its program, so a bot made of several files works as written. Two things
+    keep a folder from showing more than the bot's own:
+
+    - the programs and scripts of the run's other bots (``others``): beside the bot's (a folder of reference
+      bots) they are hidden; further down (the bot's folder holds other bots' folders, as a project root
+      does) the folder is not shown at all, only the bot's program and script;
+    - ``secrets``, the run's config, database and report: hidden wherever they lie in a shown folder.
+
+    Programs found on PATH (``node``, ``sh``) belong to the system view, not to the bot. Other arguments are
+    not shown even when they name files.
     """
     program = argv[0] if "/" in argv[0] else None
     script = script_argument(argv)
     own = [os.path.abspath(p) for p in (program, script) if p]
+    runtime = _runtime_dirs()
+    theirs = {os.path.abspath(p) for other in others
+              for p in (other[0] if "/" in other[0] else None, script_argument(other)) if p}
+    theirs = {p for p in theirs if p not in own and not _inside(p, runtime)}
     folders = [str(cwd)] if cwd is not None else []
     main = script or program
     if main:
         folder = os.path.dirname(os.path.abspath(main))
-        if not _inside(folder, _SYSTEM_DIRS):
+        below = [p for p in theirs if _inside(p, [folder]) and os.path.dirname(p) != folder]
+        if not below and not _inside(folder, _SYSTEM_DIRS):
             folders.append(folder)
-    runtime = _runtime_dirs()
-    theirs = {os.path.abspath(p) for other in others
-              for p in (other[0] if "/" in other[0] else None, script_argument(other)) if p}
-    hidden = sorted(p for p in theirs
-                    if p not in own and _inside(p, folders) and not _inside(p, runtime) and os.path.isfile(p))
-    return (*own, *folders, *(f"!{p}" for p in hidden))
+    hidden = {p for p in theirs if _inside(p, folders) and os.path.isfile(p)}
+    hidden |= {os.path.abspath(p) for p in secrets if _inside(os.path.abspath(p), folders)}
+    return (*own, *folders, *(f"!{p}" for p in sorted(hidden)))
 
 
 def check_readable(name: str, files: Sequence[str]) -> None:

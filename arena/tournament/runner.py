@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -64,13 +65,20 @@ class Progress:
             self.wins[winner] += 1
 
 
+def run_secrets(config: TournamentConfig) -> list[Path]:
+    """What no bot may see even when it lies in a bot's folder: the config, the database (with its WAL,
+    shared-memory and lock files) and the report."""
+    db = str(config.database)
+    return [config.source, config.report_dir, *(Path(db + suffix) for suffix in ("", "-wal", "-shm", ".lock"))]
+
+
 def player_for(config: TournamentConfig, name: str) -> Player:
     """The bot as the referee runs it, fingerprinted now: a program that changes later ends in ``tampered``."""
     bot = next(b for b in config.bots if b.name == name)
     others = [b.command for b in config.bots if b.name != name]
     spec = BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits,
                    sandbox=config.sandbox or "auto", fingerprint=fingerprint(bot.command),
-                   files=bot_files(bot.command, bot.cwd, others))
+                   files=bot_files(bot.command, bot.cwd, others, run_secrets(config)))
     return Player(spec, bot.time)
 
 
