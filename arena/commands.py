@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
+from arena.referee.sandbox import SANDBOX_KINDS
 
 
 def add_match_parser(sub: Any, commands: dict[str, Any]) -> None:
@@ -47,7 +48,7 @@ def add_match_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--transcripts", type=Path, metavar="DIR",
                    help="write every match's transcript (both bots' lines and stderr) into DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--sandbox", choices=("bwrap", "none"), default=None,
+    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
                    help="confine the bots: bwrap (bubblewrap) or none (default: bwrap when available)")
     commands["match"] = cmd_match
 
@@ -377,7 +378,7 @@ def add_run_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--concurrency", type=_int_option("--concurrency"), default=None,
                    help="override the config's concurrency (1 to 256)")
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
-    p.add_argument("--sandbox", choices=("bwrap", "none"), default=None,
+    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
                    help="override the config's sandbox: bwrap (bubblewrap) or none")
     commands["run"] = cmd_run
 

@@ -32,6 +32,7 @@ from arena.errors import ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
 from arena.referee.clock import TimeControl  # the referee owns time control and limits; the config parses them
 from arena.referee.process import Limits
+from arena.referee.sandbox import SANDBOX_KINDS, SandboxKind
 
 __all__ = [
     "BotConfig",
@@ -50,10 +51,8 @@ __all__ = [
 
 Format = Literal["round-robin", "gauntlet"]
 ViolationPolicy = Literal["lose-match", "lose-deal", "random-move"]
-Sandbox = Literal["bwrap", "none"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 VIOLATION_POLICIES: tuple[ViolationPolicy, ...] = ("lose-match", "lose-deal", "random-move")
-SANDBOXES: tuple[Sandbox, ...] = ("bwrap", "none")
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -162,7 +161,7 @@ class TournamentConfig:
     hash: str
     # `sandbox:` as written: bwrap | none; None (no key) = bubblewrap when it is available. Not in the hash: it
     # changes how bots are confined, not what they play.
-    sandbox: Sandbox | None = None
+    sandbox: SandboxKind | None = None
     # key path ("bots[1].build") -> line in `source`, for messages about the file after loading.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
@@ -815,7 +814,7 @@ class _Parser:
         reuse_bots = optional("reuse_bots", False, self.boolean)
         # strict: `sandbox: null` is refused rather than read as "the default", which it could be mistaken
         # for `none` (no sandbox)
-        sandbox = optional("sandbox", None, lambda i: self.choice(i, SANDBOXES))
+        sandbox = optional("sandbox", None, lambda i: self.choice(i, SANDBOX_KINDS))
         output = optional("output", {}, self.output)
 
         bots_item = get("bots")
