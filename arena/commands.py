@@ -401,11 +401,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if config.sandbox == "bwrap":
         for bot in config.bots:
             check_readable(bot.name, bot_files(bot.command, bot.cwd))
-    if not args.no_report:  # now, so that a bot's sandbox can hide it when it lies in the bot's folder
-        Path(config.report_dir).mkdir(parents=True, exist_ok=True)
     # Everything cheap that can refuse the run comes before the builds: bad output paths, another run on
     # the database, a --fresh that would delete a file that is not this tournament's database.
     _check_outputs(config, report=not args.no_report)
+    if not args.no_report:  # now, so that a bot's sandbox can hide it when it lies in the bot's folder
+        Path(config.report_dir).mkdir(parents=True, exist_ok=True)
     with RunLock(config.database):
         doomed = fresh_files(config.database, config.name) if args.fresh else []
         builds = run_builds(config)

@@ -20,8 +20,8 @@ asserts the attack's own evidence (what it saw, what it changed), not just the m
     listen PORT          listen on 0.0.0.0:PORT for a while (the test tries to connect to it)
     escape MARK          fork a child that calls setsid() and sleeps with MARK in its command line
     fork-bomb            fork sleeping children until fork fails; reports how many it got
-    memory MB N          fork N children that each allocate and touch MB MiB; reports how many got it, and
-                         how many are still alive (hold their memory) once all have tried
+    memory MB N          fork N children that each allocate and touch MB MiB; once each has its memory or is
+                         dead, reports how many were killed and how many are alive (hold their memory)
 """
 
 import os
@@ -193,29 +193,53 @@ def attack() -> None:
         evidence("children", children)
     elif ATTACK == "memory":
         megabytes, n = int(ARGS[0]), int(ARGS[1])
+        ready_r, ready_w = os.pipe()  # each child writes one byte once all its memory is resident
         pids = []
         for i in range(n):
             pid = os.fork()
             if pid == 0:
+                os.close(ready_r)
                 try:
                     block = bytearray(megabytes * 1024 * 1024)
                     for j in range(0, len(block), 4096):  # touch every page: resident, not just reserved
                         block[j] = 1
                     log(f"evidence memory allocated={i}")
+                    os.write(ready_w, b"+")
                     time.sleep(600)
                 except MemoryError:
                     log(f"evidence memory failed={i}")
+                    os.write(ready_w, b"-")
                 os._exit(0)
             pids.append(pid)
-            time.sleep(0.3)  # one after the other, so each has its memory before the next starts
-        killed = 0
+        os.close(ready_w)
+        # Settle: every child has either reported or died (the OOM killer acts asynchronously), so what is
+        # counted is a steady state, not a moment in the middle of a kill.
+        os.set_blocking(ready_r, False)
+        reports, killed = 0, set()
+        deadline = time.monotonic() + 15
+        while reports + len(killed) < n and time.monotonic() < deadline:
+            try:
+                reports += len(os.read(ready_r, 64))
+            except BlockingIOError:
+                pass
+            for pid in pids:
+                if pid not in killed:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done and os.WIFSIGNALED(status):
+                        killed.add(pid)
+            time.sleep(0.02)
+        # a child killed after it reported counts once, as killed
+        alive = 0
         for pid in pids:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done and os.WIFSIGNALED(status):
-                killed += 1
+            if pid not in killed:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done and os.WIFSIGNALED(status):
+                    killed.add(pid)
+                elif not done:
+                    alive += 1
         evidence("children", len(pids))
-        evidence("killed", killed)  # by the OOM killer: the bot's memory together was over its limit
-        evidence("alive", len(pids) - killed)
+        evidence("killed", len(killed))  # by the OOM killer: the bot's memory together was over its limit
+        evidence("alive", alive)
     else:
         raise SystemExit(f"unknown attack {ATTACK}")
 
