@@ -342,7 +342,10 @@ async def test_without_a_sandbox_these_attacks_succeed(hostile, tmp_path):
     """What `sandbox: none` leaves open (docs/SECURITY.md lists it): the bot sees the other processes,
     reads files it was never given, and reaches the network."""
     rec = await duel(hostile, "look", sandbox="none")
-    assert "good.py" in evidence(rec, "visible")[0]
+    # processes that are not its own, with their command lines (usually the opponent; where the CI host's
+    # /proc leaves this job's processes out, still the host's: the sandboxed `look` sees none at all)
+    seen = [entry.split(":", 1)[1] for entry in evidence(rec, "visible")[0].split(";")]
+    assert any(seen), seen
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
