@@ -24,10 +24,9 @@ from arena.tournament import (
     TimeControl,
     bot_provenance,
     load_config,
-    parse_duration,
     run_builds,
 )
-from arena.tournament.config import DurationError, cpu_count, parse_size
+from arena.tournament.config import cpu_count
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -250,29 +249,6 @@ def test_wrong_types_and_values(tmp_path: Path, line: str, expected: str) -> Non
 def test_bad_durations(tmp_path: Path, value: str, expected: str) -> None:
     path = write(tmp_path, f"name: t\ntime:\n  move: {value}\n" + TWO_BOTS)
     assert one_problem(path).startswith(f"{path}:3: {expected}")
-
-
-@pytest.mark.parametrize(
-    "text, ms", [(250, 250), ("250", 250), ("250ms", 250), ("1s", 1000), ("1.5s", 1500), (" 2m ", 120_000),
-                 ("0", 0), (".5s", 500), (2.0, 2)],
-)
-def test_parse_duration(text: str | int, ms: int) -> None:
-    assert parse_duration(text) == ms
-
-
-@pytest.mark.parametrize("text", ["", "1h", "1 sec", "-1s", "1.0001s", "s", True, None, float("inf"), -3])
-def test_parse_duration_rejects(text: object) -> None:
-    # a ValueError too, so the CLI's argparse-style callers catch it; a ConfigError, so arena exits 2
-    with pytest.raises(DurationError) as info:
-        parse_duration(text)  # type: ignore[arg-type]
-    assert isinstance(info.value, ValueError) and isinstance(info.value, ConfigError)
-    assert "expected milliseconds" in str(info.value)
-
-
-@pytest.mark.parametrize("text, n", [(4096, 4096), ("1K", 1024), ("512M", 512 * 1024**2), ("2G", 2 * 1024**3),
-                                     ("1.5GiB", 3 * 1024**3 // 2), ("64mb", 64 * 1024**2)])
-def test_parse_size(text: str | int, n: int) -> None:
-    assert parse_size(text) == n
 
 
 def test_duplicate_bot_names(tmp_path: Path) -> None:
@@ -643,18 +619,10 @@ def test_fingerprint_follows_file_contents_not_paths(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------- the CLI
 
 
-def test_cli_turns_a_config_error_into_exit_2_without_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    # `arena run` is not written yet: register a stand-in subcommand that loads a config, as `run` will.
+def test_cli_turns_a_config_error_into_exit_2_without_traceback(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "name: t\nrounds: x\nformat: swiss\n" + TWO_BOTS)
-
-    def add_check(sub, commands) -> None:  # type: ignore[no-untyped-def]
-        sub.add_parser("check-config").add_argument("config")
-        commands["check-config"] = lambda args: load_config(Path(args.config)) and 0
-
-    original = cli._extra_parsers
-    monkeypatch.setattr(cli, "_extra_parsers", lambda: [*original(), add_check])
-    assert cli.main(["check-config", str(path)]) == 2
+    assert cli.main(["run", str(path)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert err.splitlines() == [
