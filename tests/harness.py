@@ -174,7 +174,8 @@ def _play_deal(bots: list[BotProcess], match: Match, deal: Deal) -> list[list[st
     while True:
         for ev in deal.events:
             for viewer in (0, 1):
-                event = event_message(ev, viewer, ev.kind == "draw" and draws == last_draw)
+                face_up = ev.card if ev.kind == "draw" and draws == last_draw else None
+                event = event_message(ev, viewer, face_up)
                 if event is not None:
                     pending[viewer].append(encode(event))
             draws += ev.kind == "draw"

@@ -15,7 +15,9 @@ from arena.game import (
     ActionSyntaxError,
     Card,
     CardError,
+    Deal,
     full_deck,
+    parse_seat_action,
     preset,
 )
 from arena.game.cards import card_list, format_cards, mask_of, mask_points, parse_cards
@@ -112,3 +114,44 @@ def test_bad_action_text_raises_action_syntax_error(text: str) -> None:
     assert isinstance(info.value, ValueError)
     if "X" in text:
         assert "'Xh'" in str(info.value)  # the bad card is named
+
+
+ALL_ACTIONS = [*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE]
+
+
+@pytest.mark.parametrize(
+    "token, action",
+    [("play:Th", PLAY[Card.parse("Th")]), ("marriage:Qh", MARRIAGE[Card.parse("Qh")]), ("exchange", EXCHANGE),
+     ("close", CLOSE), ("declare", DECLARE)],
+)
+def test_action_token_is_one_word_with_a_colon(token: str, action: Action) -> None:
+    # the form of the protocol's legal= list and of the database's action log
+    assert action.token() == token
+    assert Action.parse(token) is action
+
+
+def test_every_action_parses_back_from_its_token_and_its_text() -> None:
+    for a in ALL_ACTIONS:
+        assert Action.parse(a.token()) is a
+        assert Action.parse(str(a)) is a
+        assert " " not in a.token() and "," not in a.token()
+
+
+@pytest.mark.parametrize("token", ["play:", "play:Xh", ":Th", "play:Th:Qs", "close:Th", "lead:Th",
+                                   "play:Th,play:Qs"])
+def test_a_bad_token_is_a_syntax_error_not_an_illegal_action(token: str) -> None:
+    with pytest.raises(ActionSyntaxError):
+        Action.parse(token)
+
+
+def test_a_seat_action_log_entry_round_trips() -> None:
+    deal = Deal(preset("santase"), full_deck(preset("santase")), 0)
+    seat = deal.to_move
+    action = deal.legal_actions()[0]
+    deal.apply(action)
+    entry = deal.record()["actions"][0]  # type: ignore[index]
+    assert entry == f"{seat}:{action.token()}"
+    assert parse_seat_action(entry) == (seat, action)
+    for bad in ("2:play:Th", "play:Th", "0 play Th", "0:play Th:x"):
+        with pytest.raises(ValueError):
+            parse_seat_action(bad)

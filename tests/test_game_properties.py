@@ -30,6 +30,7 @@ from arena.game import (
     RuleSet,
     SeatView,
     full_deck,
+    parse_seat_action,
     preset,
     replay_deal,
     replay_match,
@@ -291,7 +292,7 @@ def play_match(rules: RuleSet, seed: int) -> Match:
             rules,
             [Card.parse(t) for t in str(rec["deck"]).split()],
             int(rec["dealer"]),  # type: ignore[call-overload]
-            [(int(a.split(" ", 1)[0]), Action.parse(a.split(" ", 1)[1])) for a in rec["actions"]],  # type: ignore[attr-defined]
+            [parse_seat_action(a) for a in rec["actions"]],  # type: ignore[attr-defined]
         )
         assert again.record() == rec
     assert match.winner is not None

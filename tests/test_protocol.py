@@ -25,7 +25,6 @@ from arena.protocol.codec import (
     LineSplitter,
     ProtocolError,
     RefereeProtocolError,
-    action_token,
     decode_bot_bytes,
     decode_bot_line,
     decode_referee_line,
@@ -173,8 +172,8 @@ def test_bot_line_endings_and_the_colon_form():
     assert decode_bot_line("bot 1 mybot author=ada \r\n") == BotHello(1, "mybot", {"author": "ada"})
     assert decode_bot_line("info searching  \r\n") == Info("searching")
     for action in ALL_ACTIONS:  # every legal= entry is a reply as it stands, and with ':' written as a space
-        assert decode_bot_line(action_token(action)) == Reply(action)
-        assert decode_bot_line(action_token(action).replace(":", " ")) == Reply(action)
+        assert decode_bot_line(action.token()) == Reply(action)
+        assert decode_bot_line(action.token().replace(":", " ")) == Reply(action)
 
 
 # --------------------------------------------------------------------------------- garbage from a bot

@@ -2,14 +2,23 @@
 
 from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action, ActionSyntaxError
 from arena.game.cards import ALL_CARDS, RANKS, SUITS, Card, CardError
-from arena.game.hand import Deal, DealResult, Event, IllegalActionError, full_deck, replay_deal
+from arena.game.hand import (
+    Deal,
+    DealEndReason,
+    DealResult,
+    Event,
+    IllegalActionError,
+    full_deck,
+    parse_seat_action,
+    replay_deal,
+)
 from arena.game.match import Match, replay_match, shuffled_deck
 from arena.game.variants import PRESETS, RulesError, RuleSet, preset
 from arena.game.views import SeatView
 
 __all__ = [
     "ALL_CARDS", "CLOSE", "DECLARE", "EXCHANGE", "MARRIAGE", "PLAY", "PRESETS", "RANKS", "SUITS",
-    "Action", "ActionSyntaxError", "Card", "CardError", "Deal", "DealResult", "Event", "IllegalActionError",
-    "Match", "RuleSet", "RulesError", "SeatView", "full_deck", "preset", "replay_deal", "replay_match",
-    "shuffled_deck",
+    "Action", "ActionSyntaxError", "Card", "CardError", "Deal", "DealEndReason", "DealResult", "Event",
+    "IllegalActionError", "Match", "RuleSet", "RulesError", "SeatView", "full_deck", "parse_seat_action", "preset",
+    "replay_deal", "replay_match", "shuffled_deck",
 ]

@@ -1,7 +1,8 @@
 """Actions a seat can take, with a text form shared by the engine, the protocol and the database.
 
 ``play Th``, ``marriage Qh`` (declare the pair and lead that card), ``exchange``, ``close``, ``declare``
-(declare 66). Actions are interned values: ``Action.parse("play Th") is PLAY[Card.parse("Th")]``.
+(declare 66); as one token (``Action.token()``), the space is a colon: ``play:Th``. Actions are interned
+values: ``Action.parse("play Th") is Action.parse("play:Th") is PLAY[Card.parse("Th")]``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,16 @@ class Action:
     def __str__(self) -> str:
         return self.kind if self.card is None else f"{self.kind} {self.card}"
 
-    @staticmethod
-    def parse(text: str) -> Action:
-        parts = text.split()
+    def token(self) -> str:
+        """The action as one token, with ':' for the space: ``play:Th``, ``close``. The protocol's ``legal=``
+        list and the database's action log use it; ``Action.parse`` reads it back."""
+        return self.kind if self.card is None else f"{self.kind}:{self.card}"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """The action written as text (``play Th``) or as a token (``play:Th``); surrounding blanks are
+        ignored. ActionSyntaxError when the text is not an action at all (legality is the deal's question)."""
+        parts = text.replace(":", " ", 1).split()
         if len(parts) == 1 and parts[0] in _SIMPLE:
             return _SIMPLE[parts[0]]
         if len(parts) == 2 and parts[0] in ("play", "marriage"):

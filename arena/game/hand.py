@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import NamedTuple
 
 from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action
@@ -29,11 +30,32 @@ class IllegalActionError(ValueError):
 _new = tuple.__new__
 
 
+class DealEndReason(StrEnum):
+    """How a deal ended. The value is the text the database and the reports show; the protocol's
+    ``deal-end`` line writes it with '-' for each space (``closed-and-reached-66``)."""
+
+    REACHED_66 = "reached 66"  # automatic 66: the winner's total reached 66 after a won trick or a marriage
+    DECLARED_66 = "declared 66"  # manual 66: the winner declared it, rightly
+    CLOSED_AND_REACHED_66 = "closed and reached 66"  # the closer reached 66, as a close requires
+    CLOSED_AND_DECLARED_66 = "closed and declared 66"  # the closer declared 66, rightly
+    WRONG_DECLARATION = "wrong declaration"  # a seat declared 66 without having it: its opponent wins
+    FAILED_CLOSE = "failed close"  # the closer did not reach 66 first: its opponent wins
+    LAST_TRICK = "last trick"  # nobody reached 66; the winner of the last trick wins (rule no_66_winner)
+    MORE_POINTS = "more points"  # nobody reached 66; the higher total wins (rule no_66_winner)
+    FORFEIT = "forfeit"  # not by the rules: the referee gave the deal away after a bot's violation
+
+
+_AFTER_CLOSE = {
+    DealEndReason.REACHED_66: DealEndReason.CLOSED_AND_REACHED_66,
+    DealEndReason.DECLARED_66: DealEndReason.CLOSED_AND_DECLARED_66,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class DealResult:
     winner: int
     game_points: int
-    reason: str  # reached 66 | declared 66 | wrong declaration | failed close | last trick | more points
+    reason: DealEndReason
     points: tuple[int, int]  # card points incl. counted marriages and bonus, at the end
     tricks: tuple[int, int]
 
@@ -271,7 +293,7 @@ class Deal:
             pts = 0
         self.events.append(_new(Event, ("marriage", seat, card, pts)))
         if self._reached_66(seat) and self.rules.declare_66 == "automatic":
-            self._finish_win(seat, "reached 66")
+            self._finish_win(seat, DealEndReason.REACHED_66)
             return
         self._play(seat, card)
 
@@ -318,7 +340,7 @@ class Deal:
             self._finish_natural(winner)
             return
         if self._reached_66(winner) and self.rules.declare_66 == "automatic":
-            self._finish_win(winner, "reached 66")
+            self._finish_win(winner, DealEndReason.REACHED_66)
 
     def _reached_66(self, seat: int) -> bool:
         if self.tricks[seat] and self.total(seat) >= 66:
@@ -330,9 +352,9 @@ class Deal:
     def _declare(self, seat: int) -> None:
         self.events.append(_new(Event, ("declare", seat, None, self.total(seat))))
         if self.tricks[seat] and self.total(seat) >= 66:
-            self._finish_win(seat, "declared 66")
+            self._finish_win(seat, DealEndReason.DECLARED_66)
         else:
-            self._finish(1 - seat, self.rules.wrong_declaration_points, "wrong declaration")
+            self._finish(1 - seat, self.rules.wrong_declaration_points, DealEndReason.WRONG_DECLARATION)
 
     def _finish_natural(self, last: int) -> None:
         self._reached_66(last)  # the last trick's cards (and a marriage it unlocked)
@@ -341,22 +363,23 @@ class Deal:
             self._reached_66(last)
         if self.closed_by is not None:
             winner = self.closed_by if self.first_66 == self.closed_by else 1 - self.closed_by
-            self._finish_win(winner, "reached 66")
+            self._finish_win(winner, DealEndReason.REACHED_66)
         elif self.first_66 is not None:
-            self._finish_win(self.first_66, "reached 66")
+            self._finish_win(self.first_66, DealEndReason.REACHED_66)
         else:
             winner = last
             if self.rules.no_66_winner == "more-points" and self.total(0) != self.total(1):
                 winner = 0 if self.total(0) > self.total(1) else 1
-            reason = "last trick" if self.rules.no_66_winner == "last-trick" else "more points"
+            last_trick = self.rules.no_66_winner == "last-trick"
+            reason = DealEndReason.LAST_TRICK if last_trick else DealEndReason.MORE_POINTS
             self._finish(winner, self.rules.no_66_game_points, reason)
 
-    def _finish_win(self, winner: int, reason: str) -> None:
+    def _finish_win(self, winner: int, reason: DealEndReason) -> None:
         closer = self.closed_by
         rules = self.rules
         if closer is not None and winner != closer:
             gp = rules.failed_close_points_no_tricks if self.tricks[closer] == 0 else rules.failed_close_points
-            self._finish(winner, gp, "failed close")
+            self._finish(winner, gp, DealEndReason.FAILED_CLOSE)
             return
         loser = 1 - winner
         if closer is not None and rules.close_scoring == "at-close":
@@ -370,10 +393,10 @@ class Deal:
         else:
             gp = 1
         if closer is not None:
-            reason = "closed and " + reason
+            reason = _AFTER_CLOSE[reason]
         self._finish(winner, gp, reason)
 
-    def _finish(self, winner: int, game_points: int, reason: str) -> None:
+    def _finish(self, winner: int, game_points: int, reason: DealEndReason) -> None:
         self.result = DealResult(
             winner, game_points, reason, (self.total(0), self.total(1)), (self.tricks[0], self.tricks[1])
         )
@@ -406,13 +429,16 @@ class Deal:
         )
 
     def record(self) -> dict[str, object]:
-        """The complete deal for replays and the database (only after the deal, or for reports)."""
+        """The complete deal for replays and the database (only after the deal, or for reports).
+
+        ``actions`` are ``<seat>:<action token>`` (``0:play:Th``); `parse_seat_action` reads one back.
+        """
         r = self.result
         return {
             "dealer": self.dealer,
             "deck": " ".join(str(c) for c in self.deck),
             "trump": str(self.turned_card),
-            "actions": [f"{s} {a}" for s, a in self.actions],
+            "actions": [f"{s}:{a.token()}" for s, a in self.actions],
             "winner": None if r is None else r.winner,
             "game_points": None if r is None else r.game_points,
             "reason": None if r is None else r.reason,
@@ -454,6 +480,15 @@ def _full_mask(rules: RuleSet) -> int:
 def full_deck(rules: RuleSet) -> list[Card]:
     low = rules.lowest_rank
     return [c for c in ALL_CARDS if c.rank >= low]
+
+
+def parse_seat_action(text: str) -> tuple[int, Action]:
+    """One entry of ``Deal.record()["actions"]``, ``0:play:Th``, as (seat, action). ValueError (an
+    ActionSyntaxError for the action part) when it is not one."""
+    seat, _, token = text.partition(":")
+    if seat not in ("0", "1"):
+        raise ValueError(f"no seat {seat!r}")
+    return int(seat), Action.parse(token)
 
 
 def replay_deal(rules: RuleSet, deck: Sequence[Card], dealer: int, actions: Sequence[tuple[int, Action]]) -> Deal:

@@ -1,4 +1,5 @@
-"""SeatView: exactly what one seat may know. It is the only game state a bot side ever receives."""
+"""What one seat may know: SeatView, the only game state a bot side ever receives, and the rule for what a
+seat sees of a drawn card (`drawn_card_seen`), the one piece of a public event that is not public."""
 
 from __future__ import annotations
 
@@ -30,3 +31,13 @@ class SeatView:
     @property
     def trump_char(self) -> str:
         return SUITS[self.trump_suit]
+
+
+def drawn_card_seen(card: Card, drawer: int, viewer: int, face_up: Card | None) -> Card | None:
+    """What seat ``viewer`` sees of ``card`` when seat ``drawer`` draws it from the talon: the card, or None.
+
+    The drawer sees its card. The opponent sees it only when it is ``face_up``, the card lying face up at the
+    bottom of the talon (the turned trump card, or the one exchanged for it), which is drawn last and which
+    both seats saw lying there.
+    """
+    return card if viewer == drawer or card == face_up else None

@@ -5,7 +5,6 @@ from arena.protocol.codec import (
     LineSplitter,
     ProtocolError,
     RefereeProtocolError,
-    action_token,
     decode_bot_bytes,
     decode_bot_line,
     decode_referee_line,
@@ -16,6 +15,6 @@ from arena.protocol.messages import MAX_LINE_BYTES, PROTOCOL_NAME, VERSIONS
 
 __all__ = [
     "MAX_LINE_BYTES", "PROTOCOL_NAME", "VERSIONS", "BotProtocolError", "LineSplitter", "ProtocolError",
-    "RefereeProtocolError", "action_token", "decode_bot_bytes", "decode_bot_line", "decode_referee_line",
+    "RefereeProtocolError", "decode_bot_bytes", "decode_bot_line", "decode_referee_line",
     "encode", "rules_to_wire",
 ]

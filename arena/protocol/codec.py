@@ -14,7 +14,7 @@ from arena.game.actions import Action, ActionSyntaxError
 from arena.game.cards import SUITS, Card, CardError
 from arena.game.hand import Event as GameEvent
 from arena.game.variants import RuleSet
-from arena.game.views import SeatView
+from arena.game.views import SeatView, drawn_card_seen
 from arena.protocol.messages import (
     MAX_LINE_BYTES,
     PROTOCOL_NAME,
@@ -104,11 +104,6 @@ def _pair(text: str, err: type[ProtocolError], what: str) -> tuple[int, int]:
     return (_int(a, err, what), _int(b, err, what))
 
 
-def action_token(action: Action) -> str:
-    """The action as one token for the ``legal=`` list: a space becomes ':' (``play:Th``)."""
-    return str(action).replace(" ", ":")
-
-
 def rules_to_wire(rules: RuleSet) -> dict[str, str]:
     out: dict[str, str] = {}
     for f in dc_fields(rules):
@@ -193,15 +188,15 @@ def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: 
         f"marriages={marriages} played={_cards(v.played)} known={_cards(v.opponent_known)} "
         f"score={v.match_score[0]} opp_score={v.match_score[1]} "
         f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
-        f"legal={','.join(action_token(a) for a in legal)}"
+        f"legal={','.join(a.token() for a in legal)}"
     )
 
 
 # ----------------------------------------------------------------- engine events as one seat sees them
-def event_message(ev: GameEvent, viewer: int, face_up: bool) -> Event | None:
+def event_message(ev: GameEvent, viewer: int, face_up: Card | None) -> Event | None:
     """The protocol event for one engine event, as seat ``viewer`` may see it; None for deal-end, which
-    goes out as its own message with the match score. ``face_up``: a drawn card both seats saw (the
-    turned trump card, drawn last), so it is shown to the opponent too."""
+    goes out as its own message with the match score. ``face_up``: the talon's face-up card when the event
+    happened (``Deal.trump_card``); what a seat sees of a draw is the game's rule, `drawn_card_seen`."""
     card = ev.card
     match ev.kind:
         case "play" if card is not None:
@@ -214,8 +209,8 @@ def event_message(ev: GameEvent, viewer: int, face_up: bool) -> Event | None:
             return Closed(ev.seat)
         case "trick":
             return TrickWon(ev.seat, ev.points)
-        case "draw":
-            return Drew(ev.seat, card if ev.seat == viewer or face_up else None)
+        case "draw" if card is not None:
+            return Drew(ev.seat, drawn_card_seen(card, ev.seat, viewer, face_up))
         case "declare":
             return Declared(ev.seat, ev.points)
         case "deal-end":
@@ -245,7 +240,7 @@ def decode_bot_line(line: str) -> BotMessage:
             raise BotProtocolError("handshake", str(e)) from None
         return BotHello(int(parts[0]), parts[1], extras)
     try:
-        return Reply(Action.parse(line.replace(":", " ", 1)))
+        return Reply(Action.parse(line))  # ``play Th`` or its token form ``play:Th``
     except ActionSyntaxError as e:
         raise BotProtocolError("malformed", str(e)) from None
 
@@ -349,7 +344,7 @@ def _decode_turn(kv: dict[str, str]) -> Turn:
         match_score=(_int(kv["score"], err, "score"), _int(kv["opp_score"], err, "opp_score")),
     )
     try:
-        legal = tuple(Action.parse(t.replace(":", " ")) for t in kv["legal"].split(","))
+        legal = tuple(Action.parse(t) for t in kv["legal"].split(","))
     except ActionSyntaxError as e:
         raise err("malformed", str(e)) from None
     bank = None if kv["bank"] == NONE else _int(kv["bank"], err, "bank")

@@ -1,0 +1,191 @@
+"""A seat's bot session below the match: starting the process, the handshake, and lines in and out.
+
+Everything here turns what a bot does wrong (silence, a bad line, a closed pipe, an exit) into a
+Violation with its Termination; the match loop (arena.referee.match) decides what a violation costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import trio
+
+from arena.botspec import fingerprint
+from arena.protocol import messages as m
+from arena.protocol.codec import BotProtocolError, decode_bot_bytes, encode
+from arena.referee.clock import TimeControl
+from arena.referee.process import BotProcess, BotSpec, Broken, Eof, Line, start_bot
+from arena.referee.record import Termination
+
+
+class Violation(Exception):
+    """The bot broke the protocol or the rules; ``kind`` is the termination, ``line`` the offending line."""
+
+    def __init__(self, kind: Termination, detail: str, line: str | None = None) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Player:
+    spec: BotSpec
+    time: TimeControl
+
+
+class BotHandle:
+    """A seat's bot across its processes: starts one on demand, handshakes, replaces it after a violation.
+
+    A handle may outlive a match (bot reuse): the runner keeps it open and passes it to the next match.
+    """
+
+    def __init__(self, player: Player, nursery: trio.Nursery, kill_grace: float = 1.0) -> None:
+        self.player = player
+        self.nursery = nursery  # where the bot's pipe readers run; it must outlive the handle's use
+        self.kill_grace = kill_grace
+        self.bot: BotProcess | None = None
+        self.hello: m.BotHello | None = None
+        self.pids: list[int] = []  # every process started for this handle (each leads its own group)
+
+    @property
+    def name(self) -> str:
+        return self.player.spec.name
+
+    async def start(self) -> BotProcess:
+        """A handshaken process (the current one if it is still usable). Raises Violation."""
+        if self.bot is not None:
+            return self.bot
+        try:
+            bot = await start_bot(self.player.spec, self.nursery, self.kill_grace)
+        except OSError as e:
+            raise Violation(Termination.CRASH, f"cannot start {' '.join(self.player.spec.argv)}: {e}") from None
+        self.bot = bot
+        self.pids.append(bot.proc.pid)
+        self.hello = await _handshake(bot, self.player.time)
+        return bot
+
+    async def discard(self, error: Violation | None = None) -> None:
+        """Tell the bot why (if it is a violation), then stop its process group."""
+        bot, self.bot = self.bot, None
+        if bot is None:
+            return
+        with trio.CancelScope(shield=True):
+            if error is not None and bot.alive:
+                with trio.move_on_after(1):
+                    await bot.send([encode(m.Error(error.kind, error.detail))])
+            await bot.stop()
+
+    async def quit(self) -> None:
+        """End the session politely: ``quit``, then the grace period, then the group is stopped."""
+        bot = self.bot
+        if bot is not None and bot.alive:
+            with trio.CancelScope(shield=True):
+                await bot.send([encode(m.Quit())])
+                with trio.move_on_after(self.kill_grace):
+                    await bot.exited.wait()
+        await self.discard()
+
+    async def aclose(self) -> None:
+        await self.quit()
+
+
+def check_program(spec: BotSpec) -> None:
+    """Raise Violation(TAMPERED) if the bot's program is no longer what it was when the run began.
+
+    Checked before every match and every restart, reused processes included: without a sandbox a bot (or
+    its opponent) could rewrite a program between matches.
+    """
+    if spec.fingerprint is None:
+        return
+    try:
+        now = fingerprint(spec.argv)
+    except OSError as e:
+        now = f"unreadable ({e.strerror})"
+    if now != spec.fingerprint:
+        raise Violation(Termination.TAMPERED, f"the bot's program changed since the run began (fingerprint "
+                                              f"{spec.fingerprint}, now {now}); it is not started again")
+
+
+async def _handshake(bot: BotProcess, tc: TimeControl) -> m.BotHello:
+    await bot.send([encode(m.Hello())])
+    deadline = trio.current_time() + (tc.handshake_ms + tc.grace_ms) / 1000
+    while True:
+        item = await next_line(bot, deadline, "handshake")
+        msg = decode_line(bot, item)
+        if isinstance(msg, m.Info):
+            continue
+        if not isinstance(msg, m.BotHello):
+            raise Violation(Termination.HANDSHAKE, f"expected 'bot <version> <name>', got {shown(item)}",
+                            shown(item))
+        if msg.version not in m.VERSIONS:
+            raise Violation(Termination.HANDSHAKE,
+                            f"version {msg.version} is not offered (the referee speaks {m.VERSIONS})", shown(item))
+        return msg
+
+
+def shown(item: Line | Eof | Broken) -> str:
+    """The line as a termination records it: decoded leniently and capped."""
+    if isinstance(item, Line):
+        return item.raw[:200].decode("utf-8", "replace")
+    return ""
+
+
+async def next_line(bot: BotProcess, deadline: float, waiting_for: str) -> Line:
+    """The next line before the deadline, or a Violation naming what went wrong."""
+    with trio.move_on_at(deadline) as scope:
+        item = await bot.receive()
+    if scope.cancelled_caught:
+        # Look at the pipe once more before blaming the bot: if we were late to wake, the reply may be
+        # sitting there already, and that is our lag, not the bot's slowness.
+        late = bot.poll()
+        if late is None:
+            kind = Termination.HANDSHAKE if waiting_for == "handshake" else Termination.TIMEOUT
+            raise Violation(kind, f"no answer to the {waiting_for} in time")
+        item = late
+    if not isinstance(item, Line):
+        raise _stream_violation(bot, item, waiting_for)
+    return item
+
+
+def decode_line(bot: BotProcess, item: Line) -> m.BotMessage:
+    """The line as a message, added to the transcript first. Raises Violation."""
+    text = item.raw.decode("utf-8", "replace")
+    bot.transcript.add("<", text, item.at)
+    try:
+        return decode_bot_bytes(item.raw)
+    except BotProtocolError as e:
+        raise Violation(Termination(e.code), str(e), text[:200]) from None
+
+
+def reject_unasked(bot: BotProcess) -> None:
+    """Raise Violation if anything but commentary (``info``) arrived before the referee asked for a decision."""
+    for item in bot.pending_now():
+        if isinstance(item, Line):
+            msg = decode_line(bot, item)
+            if isinstance(msg, m.Info):
+                continue
+            raise Violation(Termination.UNEXPECTED, "a line arrived when no decision was asked for", shown(item))
+        raise _stream_violation(bot, item)
+
+
+def _stream_violation(bot: BotProcess, item: Eof | Broken, waiting_for: str | None = None) -> Violation:
+    """Why no line came: the bytes broke the protocol, the process exited, or it closed its stdout."""
+    if isinstance(item, Broken):
+        return Violation(Termination(item.error.code), str(item.error))
+    if item.exited:
+        waited = f" while the referee waited for the {waiting_for}" if waiting_for else ""
+        return Violation(Termination.CRASH, f"the bot {bot.exit_description()}{waited}")
+    return Violation(Termination.DISCONNECT, "the bot closed its stdout")
+
+
+async def send_lines(bot: BotProcess, lines: Sequence[str]) -> None:
+    """Write the lines, or raise Violation saying why the bot could not take them."""
+    if await bot.send(lines):
+        return
+    with trio.move_on_after(0.5):  # a closed stdin is often an exit on its way: wait briefly to tell which
+        await bot.exited.wait()
+    if bot.alive:
+        raise Violation(Termination.DISCONNECT, "the bot closed its stdin")
+    raise Violation(Termination.CRASH, f"the bot {bot.exit_description()}")
