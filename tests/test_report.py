@@ -14,20 +14,19 @@ import os
 import random
 import re
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.cli.report import add_parser as add_report_parser
 from arena.errors import ArenaError, StoreError
 from arena.game import Match, preset
-from arena.referee.record import MatchRecord, Termination
+from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termination
 from arena.report import context as ctx
 from arena.report import render_report
 from arena.report.charts import histogram, line_chart, ratings_chart
-from arena.report.command import add_report_parser
 from arena.tournament.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,9 +52,8 @@ def play_real_tournament(path: Path) -> Store:
         for j in range(i + 1, 3):
             for g in range(2):
                 s0, s1 = (names[i], names[j]) if g == 0 else (names[j], names[i])
-                sched.append(dict(id=f"{names[i]}-vs-{names[j]}-p0-g{g}", ord=len(sched), bot_a=names[i],
-                                  bot_b=names[j], pair_index=0, game=g, seat0=s0, seat1=s1,
-                                  deal_seed=i * 10 + j, match_seed=len(sched)))
+                sched.append(MatchSpec(f"{names[i]}-vs-{names[j]}-p0-g{g}", (names[i], names[j]), 0, g, s0, s1,
+                                       deal_seed=i * 10 + j, match_seed=len(sched), order=len(sched)))
     store = Store(path)
     rules = preset("santase")
     store.begin("real", "tournaments/real.yaml", "name: real\nbots: [random, greedy, garbage]\n", "h",
@@ -64,9 +62,9 @@ def play_real_tournament(path: Path) -> Store:
                   "hash": f"sha256:{n}", "build_output": ""} for n, s in scripts.items()])
 
     async def main() -> None:
-        for row in store.pending("real"):
-            rec = await play_match(row["id"], (players[row["seat0"]], players[row["seat1"]]), rules,
-                                   row["deal_seed"], row["match_seed"])
+        for spec in store.pending("real"):
+            rec = await play_match(spec.match_id, (players[spec.seat0], players[spec.seat1]), rules,
+                                   spec.deal_seed, spec.match_seed)
             store.save(rec)
 
     trio.run(main)
@@ -145,9 +143,9 @@ def synthetic_db(
             for g in (0, 1):
                 if len(sched) < n_matches:
                     s0, s1 = (a, b) if g == 0 else (b, a)
-                    sched.append(dict(id=f"{a}-vs-{b}-p{pair_index}-g{g}", ord=len(sched), bot_a=a, bot_b=b,
-                                      pair_index=pair_index, game=g, seat0=s0, seat1=s1,
-                                      deal_seed=pair_index * 7919 + len(sched) // 2, match_seed=len(sched)))
+                    sched.append(MatchSpec(f"{a}-vs-{b}-p{pair_index}-g{g}", (a, b), pair_index, g, s0, s1,
+                                           deal_seed=pair_index * 7919 + len(sched) // 2, match_seed=len(sched),
+                                           order=len(sched)))
         pair_index += 1
     store = Store(path)
     store.begin("synthetic", "tournaments/synthetic.yaml", f"name: synthetic\nbots: {len(names)}\n", "h",
@@ -155,15 +153,15 @@ def synthetic_db(
                 [{"name": n, "command": f"./{n}", "argv": json.dumps([f"/opt/{n}"]), "hash": f"sha256:{i:064x}",
                   "build_output": ""} for i, n in enumerate(names)])
     played = sched if status == "done" else sched[: len(sched) * 2 // 3]
-    for row in played:
-        s0, s1 = row["seat0"], row["seat1"]
+    for spec in played:
+        s0, s1 = spec.seat0, spec.seat1
         p0 = 1.0 / (1.0 + 10 ** (-(strength[s0] - strength[s1]) / 400.0))
         winner = 0 if rng.random() < p0 else 1
         choices = pool[winner]
-        sim = choices[row["deal_seed"] % len(choices)]
+        sim = choices[spec.deal_seed % len(choices)]
         deals = [dict(d) for d in sim["deals"]]
         score = sim["score"]
-        terms: list[Termination] = []
+        terms: list[BotTermination] = []
         reason = "target"
         bad = [s for s in (0, 1) if (s0, s1)[s] == flaky]
         if bad and rng.random() < flaky_rate:
@@ -174,11 +172,11 @@ def synthetic_db(
             winner = 1 - seat
             score = (rules.match_target, 0) if winner == 0 else (0, rules.match_target)
             reason = "timeout"
-            terms = [Termination("timeout", seat, flaky, "no reply within 1000 ms", None, 0, 1234.5)]
+            terms = [BotTermination(Termination.TIMEOUT, seat, flaky, "no reply within 1000 ms", None, 0, 1234.5)]
         think = tuple([round(rng.lognormvariate(0.0, 1.2), 3) for _ in range(sim["decisions"][s])] for s in (0, 1))
         rec = MatchRecord(
-            match_id=row["id"], bots=(s0, s1), rules=rules.to_dict(), deal_seed=row["deal_seed"],
-            match_seed=row["match_seed"], winner=winner, score=score, reason=reason, deals=deals,
+            match_id=spec.match_id, bots=(s0, s1), rules=rules.to_dict(), deal_seed=spec.deal_seed,
+            match_seed=spec.match_seed, winner=winner, score=score, reason=reason, deals=deals,
             terminations=terms, think_ms=think, started_at="2026-01-01T00:00:00+00:00", duration_s=0.5,
             transcripts=tuple(json.loads(t) for t in transcripts[id(sim)]),  # type: ignore[arg-type]
             stderr=(stderr, ""), bot_info=({"name": s0}, {"name": s1}),
@@ -496,7 +494,7 @@ def test_replay_labels_describe_the_actions() -> None:
         if "exchange" in text and "marriage" in text and "close" in text:
             break
     rows = [{"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-             "actions": " ".join(a.replace(" ", ":") for a in d["actions"]), "winner": d["winner"],
+             "actions": " ".join(d["actions"]), "winner": d["winner"],
              "game_points": d["game_points"], "reason": d["reason"], "forfeit": 0} for i, d in enumerate(sim["deals"])]
     data = ctx.replay(rules, rows, ("north", "south"))
     labels = [" ".join(p if isinstance(p, str) else p[0] for p in s["label"]) for s in data["steps"]]
@@ -545,35 +543,21 @@ def test_command_errors_are_arena_errors(tmp_path: Path) -> None:
 
 
 def test_command_through_the_cli_error_path(tmp_path: Path) -> None:
-    """The way arena.cli runs a command: an ArenaError becomes one line on stderr and exit code 2."""
+    """The real `arena report` of a missing database: one line on stderr and exit code 2, no traceback."""
     import subprocess
 
-    code = ("import sys, argparse\n"
-            "from arena.errors import ArenaError\n"
-            "from arena.report.command import add_report_parser\n"
-            "p = argparse.ArgumentParser(prog='arena'); c = {}\n"
-            "add_report_parser(p.add_subparsers(dest='command'), c)\n"
-            "a = p.parse_args(sys.argv[1:])\n"
-            "try:\n    sys.exit(c[a.command](a))\n"
-            "except ArenaError as e:\n    print(f'arena: {e}', file=sys.stderr); sys.exit(e.exit_code)\n")
-    r = subprocess.run([sys.executable, "-c", code, "report", str(tmp_path / "nope.db"), "-o", str(tmp_path)],
+    r = subprocess.run([sys.executable, "-m", "arena", "report", str(tmp_path / "nope.db"), "-o", str(tmp_path)],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "no such database" in r.stderr
 
 
 # ------------------------------------------------------------------------------------------- size
-def test_large_tournament_renders_in_bounded_time(tmp_path: Path) -> None:
-    """500 matches of 20 bots (bench/report_bench.py measures 5,000); the bound only catches hangs."""
+def test_large_tournament_renders_every_page(tmp_path: Path) -> None:
+    """500 matches of 20 bots: every page is written (bench/report_bench.py measures how fast, for 5,000)."""
     store = synthetic_db(tmp_path / "arena.db", n_bots=20, n_matches=500, pool_size=30, flaky="bot19")
-    t0 = time.perf_counter()
     render_report(store, tmp_path / "report")
-    full = time.perf_counter() - t0
-    t0 = time.perf_counter()
     render_report(store, tmp_path / "report", index_only=True)
-    live = time.perf_counter() - t0
-    print(f"\n500-match report: full {full:.2f} s, index only {live:.2f} s")
-    assert full < 120 and live < 60
     assert len(os.listdir(tmp_path / "report" / "matches")) == 500
     assert len(standings_bots(tmp_path / "report")) == 20
 

@@ -1,4 +1,4 @@
-"""Per-pairing statistics, duplicate-pair outcomes and variance, head-to-head LOS, and deal aggregates."""
+"""Per-pairing statistics, duplicate-pair outcomes and variance, head-to-head LOS."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.stats import BotDealStats, Result, expected_score, pairings, summarize_deals
+from arena.stats import Result, expected_score, pairings
 
 
 def pair(n: int, a: str, b: str, first_score: float, second_score: float) -> list[Result]:
@@ -99,34 +99,3 @@ def test_head_to_head_los_classic_formula():
         res += pair(n, "a", "b", x, y)
     assert pairings(res)["a", "b"].los == pytest.approx(0.5 * (1 + math.erf(4 / math.sqrt(2 * 6))))
     assert pairings(pair(0, "a", "b", 1, 0))["a", "b"].los == 0.5
-
-
-def test_deal_summary():
-    s = summarize_deals(
-        BotDealStats(
-            deals=10,
-            deals_won=6,
-            game_points=13,
-            closes=4,
-            closes_won=3,
-            marriages=5,
-            terminations={"sixty-six": 5, "last-trick": 4, "timeout": 1},
-            think_times_ms=[3.0, 1.0, 250.0, 2.0],
-        )
-    )
-    assert s.deal_win_rate == 0.6 and s.game_points_per_deal == 1.3
-    assert (s.closes, s.closes_won, s.close_win_rate) == (4, 3, 0.75)
-    assert s.marriages == 5 and s.marriages_per_deal == 0.5
-    assert s.terminations == {"sixty-six": 5, "last-trick": 4, "timeout": 1}
-    assert s.think_median_ms == 2.5 and s.think_worst_ms == 250.0
-
-
-def test_deal_summary_empty_and_inconsistent():
-    s = summarize_deals(BotDealStats())
-    assert s.deal_win_rate is None and s.close_win_rate is None and s.think_median_ms is None
-    with pytest.raises(ValueError, match="deals_won"):
-        summarize_deals(BotDealStats(deals=2, deals_won=3))
-    with pytest.raises(ValueError, match="closes_won"):
-        summarize_deals(BotDealStats(deals=2, closes=1, closes_won=2))
-    with pytest.raises(ValueError, match="marriages"):
-        summarize_deals(BotDealStats(marriages=-1))

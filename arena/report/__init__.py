@@ -21,12 +21,15 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
 from arena.report import context as ctx
+
+if TYPE_CHECKING:
+    from arena.tournament.store import Store, StoredMatch, StoredTermination
 
 __all__ = ["environment", "render_report"]
 
@@ -113,7 +116,7 @@ def _existing_pages(out: Path) -> set[str]:
     return pages
 
 
-def render_report(store: Any, out_dir: Path, index_only: bool = False, workers: int | None = None) -> Path:
+def render_report(store: Store, out_dir: Path, index_only: bool = False, workers: int | None = None) -> Path:
     """Render the tournament in ``store`` into ``out_dir``; returns the path of ``index.html``.
 
     ``index_only`` re-renders just the index (cheaper ratings bootstrap, progress line while the
@@ -128,20 +131,21 @@ def render_report(store: Any, out_dir: Path, index_only: bool = False, workers: 
     own_job: dict[str, Any] | None = None
     if not index_only:
         t, matches = ctx.load_matches(store)
-        names = ctx.bot_names(store, t["name"], matches)
-        base = {"tournament": t["name"], "status": t.get("status") or "running"}
+        names = ctx.bot_names(store, t.name, matches)
+        base = {"tournament": t.name, "status": t.status}
         linked = {"rules.html", "matches.html"}
         linked.update(f"bots/{ctx.file_name(b)}.html" for b in names)
-        linked.update(f"matches/{ctx.file_name(m['id'])}.html" for m in matches if m["status"] == "done")
+        linked.update(f"matches/{ctx.file_name(m.match_id)}.html" for m in matches if m.done)
         (out / "matches").mkdir(exist_ok=True)
         jobs = [{"base": base, "linked": sorted(linked), "items": chunk}
                 for chunk in _chunks(ctx.match_plan(matches), _worker_count(workers, len(matches)))]
         own_job = jobs[0] if jobs else None
         children = [(_start_worker(store, out, job), job) for job in jobs[1:]]
-    data = ctx.load(store, bootstrap=ctx.BOOTSTRAP_LIVE if index_only else ctx.BOOTSTRAP_FINAL)
-    base = {"tournament": data.tournament["name"], "status": data.status}
+    data = ctx.load(store, bootstrap=ctx.BOOTSTRAP_LIVE if index_only else ctx.BOOTSTRAP_FINAL,
+                    think_times=not index_only)
+    base = {"tournament": data.tournament.name, "status": data.status}
     _write(out / "rules.html", env.get_template("rules.html").render(
-        **base, root="", linked={"rules.html"}, **ctx.rules_context(data)))
+        **base, root="", linked={"rules.html"}, **ctx.template_vars(ctx.rules_context(data))))
     if index_only:
         linked = _existing_pages(out)
     else:
@@ -158,7 +162,8 @@ def render_report(store: Any, out_dir: Path, index_only: bool = False, workers: 
             if failed:  # a worker that failed, hung or could not start: render its share here
                 render_matches(store, out, job)
     index = out / "index.html"
-    _write(index, env.get_template("index.html").render(**base, root="", linked=linked, **ctx.index_context(data)))
+    _write(index, env.get_template("index.html").render(**base, root="", linked=linked,
+                                                         **ctx.template_vars(ctx.index_context(data))))
     return index
 
 
@@ -188,7 +193,7 @@ def _chunks(items: list[Any], n: int) -> list[list[Any]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _start_worker(store: Any, out: Path, job: dict[str, Any]) -> subprocess.Popen[bytes]:
+def _start_worker(store: Store, out: Path, job: dict[str, Any]) -> subprocess.Popen[bytes]:
     """A fresh interpreter that renders ``job``'s match pages (see :func:`_worker_main`). A plain
     subprocess rather than multiprocessing: nothing of the caller's ``__main__`` runs again in it."""
     package_root = str(_HERE.parent.parent)
@@ -219,49 +224,46 @@ def _worker_main() -> None:
         store.close()
 
 
-def render_matches(store: Any, out: Path, job: dict[str, Any]) -> None:
+def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
     """Render the match pages of ``job["items"]`` (each ``[id, partner id, previous id, next id]``)."""
     env = environment()
     page = env.get_template("match.html")
-    db = store.db
     t, matches = ctx.load_matches(store)
-    by_id = {m["id"]: m for m in matches}
-    rules = ctx.rules_of_text(t.get("rules"))
+    by_id = {m.match_id: m for m in matches}
+    rules = ctx.rules_of(t.rules)
     linked = set(job["linked"])
     base = job["base"]
     (out / "matches").mkdir(exist_ok=True)
     for mid, partner, prev, nxt in job["items"]:
         m = by_id.get(mid)
-        if m is None or m["status"] != "done":
+        if m is None or not m.done:
             continue
-        deals = list(db.query("SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [mid]))
-        terms = list(db.query("SELECT * FROM terminations WHERE match_id = ? ORDER BY id", [mid]))
-        seats = list(db.query("SELECT * FROM seats WHERE match_id = ? ORDER BY seat", [mid]))
-        transcripts = list(db.query("SELECT * FROM transcripts WHERE match_id = ? ORDER BY seat", [mid]))
-        html = page.render(**base, root="../", linked=linked, **ctx.match_context(
-            m, deals, terms, seats, transcripts, by_id.get(partner) if partner else None,
-            (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules))
+        html = page.render(**base, root="../", linked=linked, **ctx.template_vars(ctx.match_context(
+            m, store.deals(mid), store.match_terminations(mid), store.seats(mid),
+            by_id.get(partner) if partner else None,
+            (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules)))
         _write(out / "matches" / f"{ctx.file_name(mid)}.html", html)
 
 
 # ------------------------------------------------------------------------------------------- other pages
-def _render_lists(store: Any, data: ctx.Data, out: Path, env: jinja2.Environment, base: dict[str, Any],
+def _render_lists(store: Store, data: ctx.Data, out: Path, env: jinja2.Environment, base: dict[str, Any],
                   linked: set[str]) -> None:
-    name = data.tournament["name"]
+    name = data.tournament.name
     _write(out / "matches.html", env.get_template("matches.html").render(
-        **base, root="", linked=linked, **ctx.matches_context(data)))
+        **base, root="", linked=linked, **ctx.template_vars(ctx.matches_context(data))))
     (out / "bots").mkdir(exist_ok=True)
-    standings = {r["bot"]: r for r in ctx.standings(data)}
+    standings = {r.bot: r for r in ctx.standing_rows(data)}
     traj = ctx.trajectory(data)
-    think = ctx.think_times(store, name)
-    terms = ctx.bot_terminations(store, name)
-    hellos = ctx.bot_hellos(store, name)
-    by_bot: dict[str, list[dict[str, Any]]] = {b: [] for b in data.names}
+    terms: dict[str, list[StoredTermination]] = {}
+    for t in store.terminations(name):
+        terms.setdefault(t.bot, []).append(t)
+    hellos = store.hellos(name)
+    by_bot: dict[str, list[StoredMatch]] = {b: [] for b in data.names}
     for m in data.done:
-        for b in {m["seat0"], m["seat1"]}:
+        for b in {m.seat0, m.seat1}:
             by_bot.setdefault(b, []).append(m)
     bot_page = env.get_template("bot.html")
     for b in data.names:
-        page = bot_page.render(**base, root="../", linked=linked, **ctx.bot_context(
-            data, b, standings[b], traj, think.get(b, []), terms.get(b, []), hellos.get(b), by_bot.get(b, [])))
+        page = bot_page.render(**base, root="../", linked=linked, **ctx.template_vars(ctx.bot_context(
+            data, b, standings[b], traj, terms.get(b, []), hellos.get(b), by_bot.get(b, []))))
         _write(out / "bots" / f"{ctx.file_name(b)}.html", page)

@@ -1,9 +1,11 @@
-"""What the report's pages show, computed from the tournament database (read only: plain SELECTs).
+"""What the report's pages show: typed page contexts, built from the store's typed reads.
 
-:func:`load` reads everything the index needs in a handful of queries and fits the ratings once;
-:func:`index_context`, :func:`bot_context`, :func:`matches_context` and :func:`match_context` turn that
-into the values the templates print. :func:`replay` re-runs a match's deals through ``arena.game`` and
-snapshots the table after every action for the replay viewer.
+:func:`load` reads what the index needs (the tournament, its bots and matches, the standings' facts) and
+fits the ratings once; :func:`index_context`, :func:`rules_context`, :func:`matches_context`,
+:func:`bot_context` and :func:`match_context` turn that into one frozen value per page, whose fields are
+the template's variables (docs/REPORTS.md lists them). Per-bot totals come from
+:func:`arena.stats.standings`; the report computes none of its own and runs no SQL. :func:`replay` re-runs
+a match's deals through ``arena.game`` and snapshots the table after every action for the replay viewer.
 
 Nothing here formats HTML: the templates do, with autoescaping; the only markup built in Python is the
 SVG charts (arena.report.charts, every text escaped) and the replay JSON (escaped for a <script> tag).
@@ -15,20 +17,28 @@ import hashlib
 import json
 import math
 import re
-import statistics
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from arena.game.actions import Action
 from arena.game.cards import ALL_CARDS, SUITS, Card
-from arena.game.hand import Deal
+from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
-from arena.stats import BotDealStats, Pairing, Ratings, Result, pairings, ratings, summarize_deals
-from arena.stats.ratings import quantile
+from arena.stats import BotStanding, Pairing, Ratings, Result, Standings, ThinkTime, pairings, ratings, standings
+from arena.tournament.store import (
+    StoredBot,
+    StoredDeal,
+    StoredMatch,
+    StoredSeat,
+    StoredTermination,
+    StoredTournament,
+)
+
+if TYPE_CHECKING:
+    from arena.tournament.store import Store
 
 #: Bootstrap samples behind the intervals and the LOS matrix: the final report, and the live index that
 #: the runner re-renders every few seconds (cheaper; the final render replaces it).
@@ -66,162 +76,101 @@ def json_for_script(data: Any) -> Markup:
     return Markup(text)
 
 
+def template_vars(page: Any) -> dict[str, Any]:
+    """A page context's fields as its template's variables (shallow: the values stay typed)."""
+    return {f.name: getattr(page, f.name) for f in fields(page)}
+
+
 # ----------------------------------------------------------------------------------------------- loading
-@dataclass
-class BotAgg:
-    """One bot's counters over the finished matches."""
-
-    name: str
-    played: int = 0
-    won: int = 0
-    lost: int = 0
-    game_points: int = 0
-    game_points_against: int = 0
-    deals: int = 0
-    deals_won: int = 0
-    deal_game_points: int = 0
-    closes: int = 0
-    closes_won: int = 0
-    marriages: int = 0
-    terminations: Counter[str] = field(default_factory=Counter)
-
-
-@dataclass
+@dataclass(frozen=True)
 class Data:
     """Everything the index needs, read once per render."""
 
-    tournament: dict[str, Any]
-    rules: dict[str, Any]
-    bot_rows: dict[str, dict[str, Any]]
+    tournament: StoredTournament
+    bots: dict[str, StoredBot]  # the bots table, in config order
     names: list[str]  # every bot: standings order (rated first), then the rest in config order
-    matches: list[dict[str, Any]]  # every scheduled match, in schedule order
-    done: list[dict[str, Any]]  # the finished ones, in schedule order
+    matches: list[StoredMatch]  # every scheduled match, in schedule order
+    done: list[StoredMatch]  # the finished ones, in schedule order
     results: list[Result]
     fit: Ratings | None
     pairs: dict[tuple[str, str], Pairing]
-    agg: dict[str, BotAgg]
-    deals_played: int
-    terminations: int
+    standings: Standings  # every bot's totals over the finished matches
 
     @property
     def status(self) -> str:
-        return str(self.tournament.get("status") or "running")
+        return self.tournament.status
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        return self.tournament.rules
 
 
-def _rows(db: Any, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
-    return db.query(sql, params)  # type: ignore[no-any-return]
-
-
-def pair_keys(matches: Iterable[dict[str, Any]]) -> dict[str, str | None]:
+def pair_keys(matches: Iterable[StoredMatch]) -> dict[str, str | None]:
     """Match id -> duplicate pair id: the two games of a pair that share their deals form one resampling
     unit for the statistics; games that do not (``duplicate: false``) count as independent matches."""
-    groups: dict[tuple[Any, Any, Any], list[dict[str, Any]]] = {}
+    groups: dict[tuple[Any, Any, Any], list[StoredMatch]] = {}
     for m in matches:
-        groups.setdefault((m["bot_a"], m["bot_b"], m["pair_index"]), []).append(m)
+        groups.setdefault((m.spec.pairing[0], m.spec.pairing[1], m.spec.pair_index), []).append(m)
     out: dict[str, str | None] = {}
     for key, ms in groups.items():
-        shared = len(ms) == 2 and ms[0]["deal_seed"] == ms[1]["deal_seed"]
+        shared = len(ms) == 2 and ms[0].spec.deal_seed == ms[1].spec.deal_seed
         for m in ms:
-            out[m["id"]] = json.dumps(list(key)) if shared else None
+            out[m.match_id] = json.dumps(list(key)) if shared else None
     return out
 
 
-def load_matches(store: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The tournament's row and every scheduled match, in schedule order."""
-    t = store.tournament()
-    return t, list(_rows(store.db, "SELECT * FROM matches WHERE tournament = ? ORDER BY ord", [t["name"]]))
+def load_matches(store: Store) -> tuple[StoredTournament, list[StoredMatch]]:
+    """The tournament and every scheduled match, in schedule order."""
+    t = store.tournament_info()
+    return t, store.matches(t.name)
 
 
-def bot_names(store: Any, tournament: str, matches: Iterable[dict[str, Any]]) -> list[str]:
-    """Every bot: the bots table in config order, then anyone else who sits in a match."""
-    names = [r["name"] for r in _rows(store.db, "SELECT name FROM bots WHERE tournament = ? ORDER BY rowid",
-                                      [tournament])]
+def _config_order(bots: Iterable[str], matches: Iterable[StoredMatch]) -> list[str]:
+    names = list(bots)
     seen = set(names)
     for m in matches:
-        for b in (m["seat0"], m["seat1"]):
+        for b in m.seats:
             if b not in seen:
                 seen.add(b)
                 names.append(b)
     return names
 
 
-def match_plan(matches: Sequence[dict[str, Any]]) -> list[list[str | None]]:
+def bot_names(store: Store, tournament: str, matches: Iterable[StoredMatch]) -> list[str]:
+    """Every bot: the bots table in config order, then anyone else who sits in a match."""
+    return _config_order((b.name for b in store.bots(tournament)), matches)
+
+
+def match_plan(matches: Sequence[StoredMatch]) -> list[list[str | None]]:
     """Per finished match: its id, its duplicate partner's id (if that one is finished too), and the
     previous and next finished match in schedule order: what a match page links to."""
-    done = [m for m in matches if m["status"] == "done"]
-    by_key = {(m["bot_a"], m["bot_b"], m["pair_index"], m["game"]): m for m in matches}
+    done = [m for m in matches if m.done]
+    by_key = {(m.spec.pairing, m.spec.pair_index, m.spec.game): m for m in matches}
     plan: list[list[str | None]] = []
     for n, m in enumerate(done):
-        partner = by_key.get((m["bot_a"], m["bot_b"], m["pair_index"], 1 - (m["game"] or 0)))
-        plan.append([m["id"], partner["id"] if partner and partner is not m else None,
-                     done[n - 1]["id"] if n else None, done[n + 1]["id"] if n + 1 < len(done) else None])
+        partner = by_key.get((m.spec.pairing, m.spec.pair_index, 1 - (m.spec.game or 0)))
+        plan.append([m.match_id, partner.match_id if partner and partner is not m else None,
+                     done[n - 1].match_id if n else None, done[n + 1].match_id if n + 1 < len(done) else None])
     return plan
 
 
-def load(store: Any, bootstrap: int = BOOTSTRAP_FINAL) -> Data:
-    db = store.db
+def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = True) -> Data:
+    """What the pages need; ``think_times=False`` (enough for the index) leaves the bots' think times empty."""
     t, matches = load_matches(store)
-    name = t["name"]
-    try:
-        rules = json.loads(t["rules"] or "{}")
-    except ValueError:
-        rules = {}
-    bot_rows = {r["name"]: r for r in _rows(db, "SELECT * FROM bots WHERE tournament = ? ORDER BY rowid", [name])}
-    done = [m for m in matches if m["status"] == "done"]
+    bots = {b.name: b for b in store.bots(t.name)}
+    done = [m for m in matches if m.done]
     pair_of = pair_keys(matches)
     results = [
-        Result(m["seat0"], m["seat1"], 1.0 if m["winner_seat"] == 0 else 0.0, pair_of[m["id"]])
-        for m in done if m["winner_seat"] in (0, 1) and m["seat0"] != m["seat1"]
+        Result(m.seat0, m.seat1, 1.0 if m.winner_seat == 0 else 0.0, pair_of[m.match_id])
+        for m in done if m.winner_seat in (0, 1) and m.seat0 != m.seat1
     ]
     fit = ratings(results, bootstrap=bootstrap, seed=0) if results else None
     pairs = pairings(results) if results else {}
-
-    config_order = list(bot_rows)
-    for m in matches:
-        for b in (m["seat0"], m["seat1"]):
-            if b not in bot_rows and b not in config_order:
-                config_order.append(b)
-    agg = {b: BotAgg(b) for b in config_order}
-    for m in done:
-        seats = (m["seat0"], m["seat1"])
-        scores = (m["score0"] or 0, m["score1"] or 0)
-        for s in (0, 1):
-            a = agg[seats[s]]
-            a.played += 1
-            a.game_points += scores[s]
-            a.game_points_against += scores[1 - s]
-            if m["winner_seat"] == s:
-                a.won += 1
-            elif m["winner_seat"] == 1 - s:
-                a.lost += 1
-    deals_played = 0
-    for d in _rows(db, "SELECT d.winner, d.game_points, d.actions, m.seat0, m.seat1 FROM deals d "
-                       "JOIN matches m ON m.id = d.match_id WHERE m.tournament = ? AND m.status = 'done'", [name]):
-        deals_played += 1
-        seats = (d["seat0"], d["seat1"])
-        actions = d["actions"] or ""
-        for s in (0, 1):
-            a = agg[seats[s]]
-            if d["winner"] is None:
-                continue  # a deal cut short by a forfeited match: nobody won it
-            a.deals += 1
-            if d["winner"] == s:
-                a.deals_won += 1
-                a.deal_game_points += d["game_points"] or 0
-            closed = actions.count(f"{s}:close")
-            a.closes += closed
-            if closed and d["winner"] == s:
-                a.closes_won += 1
-            a.marriages += actions.count(f"{s}:marriage")
-    terminations = 0
-    for r in _rows(db, "SELECT t.bot, t.kind, count(*) AS n FROM terminations t JOIN matches m ON m.id = t.match_id "
-                       "WHERE m.tournament = ? AND m.status = 'done' GROUP BY t.bot, t.kind", [name]):
-        if r["bot"] in agg:
-            agg[r["bot"]].terminations[r["kind"]] += r["n"]
-        terminations += r["n"]
+    config_order = _config_order(bots, matches)
+    totals = standings(store.match_facts(t.name, think_times=think_times), bots=config_order)
     rated = [r.bot for r in fit] if fit else []
     names = rated + [b for b in config_order if b not in set(rated)]
-    return Data(t, rules, bot_rows, names, matches, done, results, fit, pairs, agg, deals_played, terminations)
+    return Data(t, bots, names, matches, done, results, fit, pairs, totals)
 
 
 # ----------------------------------------------------------------------------------------------- formatting
@@ -254,12 +203,12 @@ def card_text(card: str) -> str:
     return rank + SUIT_SYMBOLS.get(card[1:2], "?")
 
 
-def result_text(m: dict[str, Any]) -> str:
-    if m["status"] != "done":
-        return str(m["status"])
-    if m["winner_seat"] not in (0, 1):
+def result_text(m: StoredMatch) -> str:
+    if not m.done:
+        return m.status
+    if m.winner_seat not in (0, 1):
         return "abandoned"
-    return f"{m['score0']}\u2013{m['score1']}"
+    return f"{m.score[0]}\u2013{m.score[1]}"
 
 
 def _when(text: str | None) -> str:
@@ -268,33 +217,140 @@ def _when(text: str | None) -> str:
     return text.replace("T", " ", 1).replace("+00:00", " UTC")
 
 
+# ----------------------------------------------------------------------------------------------- shared
+@dataclass(frozen=True)
+class MatchLine:
+    """One match in a list (index, matches page, bot page) or a link (a match page's neighbours)."""
+
+    match_id: str
+    file: str  # the match page's file name, without .html
+    order: int  # position in the schedule, 0-based
+    seat0: str
+    seat1: str
+    winner: str | None
+    result: str  # "7–3", "abandoned", or the status of a match not played yet
+    reason: str | None  # "target" or the termination that decided it
+    status: str
+    termination: str | None
+    terminated_bot: str | None
+    deals: int | None
+    finished: str  # when it finished, for people; "" until it is done
+
+
+@dataclass(frozen=True)
+class PartnerLine(MatchLine):
+    """The duplicate partner of a match."""
+
+    same_deals: bool  # False when the two games were given different deals (``duplicate: false``)
+
+
+@dataclass(frozen=True)
+class BotMatchLine(MatchLine):
+    """One match of a bot, on its page."""
+
+    seat: int  # the bot's seat
+    opponent: str
+
+
+def _line_fields(m: StoredMatch) -> dict[str, Any]:
+    return {
+        "match_id": m.match_id, "file": file_name(m.match_id), "order": m.spec.order, "seat0": m.seat0,
+        "seat1": m.seat1, "winner": m.winner, "result": result_text(m), "reason": m.reason, "status": m.status,
+        "termination": m.termination, "terminated_bot": m.terminated_bot, "deals": m.deals,
+        "finished": _when(m.finished_at) if m.done else "",
+    }
+
+
+def match_summary(m: StoredMatch) -> MatchLine:
+    return MatchLine(**_line_fields(m))
+
+
 # ----------------------------------------------------------------------------------------------- index
-def standings(data: Data) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class StandingRow:
+    """One bot in the standings: its rank and rating (None while it is unrated) and its totals."""
+
+    rank: int | None
+    bot: str
+    file: str  # the bot page's file name, without .html
+    elo: float | None
+    lo: float | None  # the 95% interval
+    hi: float | None
+    totals: BotStanding
+
+
+@dataclass(frozen=True)
+class CrossCell:
+    """The row bot's score against the column bot ``bot``; ``score`` is None when they never met."""
+
+    bot: str
+    is_self: bool = False
+    score: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    matches: int = 0
+    wins: int = 0
+    losses: int = 0
+    style: str = ""  # the cell's background colour
+    title: str = ""  # the tooltip: the record, score and interval in words
+
+
+@dataclass(frozen=True)
+class LosCell:
+    """P(row bot stronger than column bot ``bot``); ``value`` is None when they are not comparable."""
+
+    bot: str
+    is_self: bool
+    value: float | None
+    style: str
+    title: str
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    """One row of the cross table (cells: CrossCell) or of the LOS matrix (cells: LosCell)."""
+
+    bot: str
+    file: str
+    cells: list[Any]
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    """index.html."""
+
+    title: str
+    t: StoredTournament
+    variant: str
+    created: str
+    updated: str
+    done_count: int  # matches finished
+    total: int  # matches scheduled
+    deals_played: int
+    terminations: int
+    standings: list[StandingRow]
+    chart: Markup | None  # the ratings chart (SVG), None before any result
+    cross: list[MatrixRow]
+    los: list[MatrixRow]
+    names: list[str]  # every bot, in standings order
+    fit: Ratings | None
+    notes: list[str]  # what the rating fit wants a reader to know
+    recent: list[MatchLine]  # the latest finished matches, newest first
+
+
+def standing_rows(data: Data) -> list[StandingRow]:
+    """Every bot in standings order: rated bots by rating, then the rest in config order."""
     out = []
     fit = data.fit
+    rated = {x.bot for x in fit} if fit else set()
     for n, b in enumerate(data.names, 1):
-        a = data.agg[b]
-        r = fit[b] if fit and b in {x.bot for x in fit} else None
-        summary = summarize_deals(BotDealStats(
-            deals=a.deals, deals_won=a.deals_won, game_points=a.deal_game_points, closes=a.closes,
-            closes_won=a.closes_won, marriages=a.marriages, terminations=dict(a.terminations)))
-        out.append({
-            "rank": n if r else None, "bot": b, "file": file_name(b),
-            "elo": r.elo if r else None, "lo": r.lo if r else None, "hi": r.hi if r else None,
-            "played": a.played, "won": a.won, "lost": a.lost,
-            "score": a.won / a.played if a.played else None,
-            "game_points": a.game_points, "game_points_against": a.game_points_against,
-            "deals": a.deals, "deal_win": summary.deal_win_rate,
-            "game_points_per_deal": summary.game_points_per_deal,
-            "closes": a.closes, "closes_won": a.closes_won, "close_win": summary.close_win_rate,
-            "marriages": a.marriages, "marriages_per_deal": summary.marriages_per_deal,
-            "terminations": sorted(a.terminations.items(), key=lambda kv: (-kv[1], kv[0])),
-            "terminations_total": sum(a.terminations.values()),
-        })
+        r = fit[b] if fit and b in rated else None
+        out.append(StandingRow(rank=n if r else None, bot=b, file=file_name(b), elo=r.elo if r else None,
+                               lo=r.lo if r else None, hi=r.hi if r else None, totals=data.standings[b]))
     return out
 
 
-def cross_table(data: Data) -> list[dict[str, Any]]:
+def cross_table(data: Data) -> list[MatrixRow]:
     """Rows of cells: row bot's score against the column bot, with its interval and a colour."""
     rows = []
     for a in data.names:
@@ -302,20 +358,20 @@ def cross_table(data: Data) -> list[dict[str, Any]]:
         for b in data.names:
             p = data.pairs.get((a, b))
             if a == b or p is None:
-                cells.append({"self": a == b, "bot": b, "score": None})
+                cells.append(CrossCell(bot=b, is_self=a == b))
                 continue
             wins = round(p.points)
-            cells.append({
-                "self": False, "bot": b, "score": p.score, "lo": p.lo, "hi": p.hi, "matches": p.matches,
-                "wins": wins, "losses": p.matches - wins, "style": scale_colour(p.score),
-                "title": f"{a} vs {b}: {wins}\u2013{p.matches - wins} in {p.matches} matches, score "
-                         f"{pct(p.score)} (95% interval {pct(p.lo)}\u2013{pct(p.hi)})",
-            })
-        rows.append({"bot": a, "file": file_name(a), "cells": cells})
+            cells.append(CrossCell(
+                bot=b, score=p.score, lo=p.lo, hi=p.hi, matches=p.matches, wins=wins, losses=p.matches - wins,
+                style=scale_colour(p.score),
+                title=f"{a} vs {b}: {wins}\u2013{p.matches - wins} in {p.matches} matches, score "
+                      f"{pct(p.score)} (95% interval {pct(p.lo)}\u2013{pct(p.hi)})",
+            ))
+        rows.append(MatrixRow(a, file_name(a), cells))
     return rows
 
 
-def los_table(data: Data) -> list[dict[str, Any]]:
+def los_table(data: Data) -> list[MatrixRow]:
     fit = data.fit
     if not fit or not fit.bootstrap:
         return []
@@ -325,70 +381,85 @@ def los_table(data: Data) -> list[dict[str, Any]]:
         cells = []
         for b in names:
             v = fit.los(a, b)
-            cells.append({"bot": b, "self": a == b, "value": v, "style": scale_colour(v),
-                          "title": "" if v is None else f"P({a} stronger than {b}) = {pct(v, 1)}"})
-        rows.append({"bot": a, "file": file_name(a), "cells": cells})
+            cells.append(LosCell(bot=b, is_self=a == b, value=v, style=scale_colour(v),
+                                 title="" if v is None else f"P({a} stronger than {b}) = {pct(v, 1)}"))
+        rows.append(MatrixRow(a, file_name(a), cells))
     return rows
 
 
-def index_context(data: Data, bootstrap_note: bool = True) -> dict[str, Any]:
+def index_context(data: Data, bootstrap_note: bool = True) -> IndexPage:
     from arena.report import charts
 
     t = data.tournament
-    rows = standings(data)
+    rows = standing_rows(data)
     chart = charts.ratings_chart(
-        [(r["bot"], r["elo"], r["lo"], r["hi"]) for r in rows if r["elo"] is not None],
+        [(r.bot, r.elo, r.lo, r.hi) for r in rows if r.elo is not None],
         anchor=data.fit.anchor if data.fit else None,
     )
-    recent = sorted(data.done, key=lambda m: (m["finished_at"] or "", m["ord"]))[-RECENT_MATCHES:][::-1]
-    return {
-        "t": t,
-        "title": t["name"],
-        "variant": data.rules.get("name") or t.get("variant") or "custom",
-        "created": _when(t.get("created_at")),
-        "updated": _when(t.get("updated_at")),
-        "done_count": len(data.done),
-        "total": t.get("total_matches") or len(data.matches),
-        "deals_played": data.deals_played,
-        "terminations": data.terminations,
-        "standings": rows,
-        "chart": chart,
-        "cross": cross_table(data),
-        "los": los_table(data),
-        "names": data.names,
-        "fit": data.fit,
-        "notes": data.fit.notes if data.fit else [],
-        "recent": [match_summary(m) for m in recent],
-    }
+    recent = sorted(data.done, key=lambda m: (m.finished_at or "", m.spec.order))[-RECENT_MATCHES:][::-1]
+    return IndexPage(
+        title=t.name,
+        t=t,
+        variant=data.rules.get("name") or t.variant or "custom",
+        created=_when(t.created_at),
+        updated=_when(t.updated_at),
+        done_count=len(data.done),
+        total=t.total_matches or len(data.matches),
+        deals_played=data.standings.deals,
+        terminations=data.standings.terminations,
+        standings=rows,
+        chart=chart,
+        cross=cross_table(data),
+        los=los_table(data),
+        names=data.names,
+        fit=data.fit,
+        notes=list(data.fit.notes) if data.fit else [],
+        recent=[match_summary(m) for m in recent],
+    )
 
 
-def match_summary(m: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": m["id"], "file": file_name(m["id"]), "ord": m["ord"], "seat0": m["seat0"], "seat1": m["seat1"],
-        "winner": m["winner"], "result": result_text(m), "reason": m["reason"], "status": m["status"],
-        "termination": m["termination"], "terminated_bot": m["terminated_bot"], "deals": m["deals"],
-        "finished": _when(m["finished_at"]) if m["status"] == "done" else "",
-    }
+# ----------------------------------------------------------------------------------------------- lists
+@dataclass(frozen=True)
+class MatchesPage:
+    """matches.html."""
+
+    title: str
+    matches: list[MatchLine]  # every scheduled match, in schedule order
 
 
-def matches_context(data: Data) -> dict[str, Any]:
-    return {"title": f"{data.tournament['name']}: matches", "matches": [match_summary(m) for m in data.matches]}
+def matches_context(data: Data) -> MatchesPage:
+    return MatchesPage(f"{data.tournament.name}: matches", [match_summary(m) for m in data.matches])
 
 
-def rules_context(data: Data) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RuleLine:
+    """One parameter of the stored rule set."""
+
+    name: str
+    value: str  # as text: lists space-separated, booleans lower-case
+    doc: str  # what it means ("" for a parameter this arena does not know)
+    allowed: str  # its allowed values, in words
+
+
+@dataclass(frozen=True)
+class RulesPage:
+    """rules.html."""
+
+    title: str
+    variant: str
+    rules: list[RuleLine]  # in the stored order
+
+
+def rules_context(data: Data) -> RulesPage:
     known = {f.name: f for f in fields(RuleSet)}
     rows = []
     for key, value in data.rules.items():
         f = known.get(key)
         shown = (" ".join(map(str, value)) if isinstance(value, list | tuple)
                  else str(value).lower() if isinstance(value, bool) else str(value))
-        rows.append({
-            "name": key, "value": shown,
-            "doc": f.metadata.get("doc", "") if f else "",
-            "allowed": allowed_values(f) if f else "",
-        })
-    return {"title": f"{data.tournament['name']}: rules", "variant": data.rules.get("name") or "custom",
-            "rules": rows}
+        rows.append(RuleLine(name=key, value=shown, doc=f.metadata.get("doc", "") if f else "",
+                             allowed=allowed_values(f) if f else ""))
+    return RulesPage(f"{data.tournament.name}: rules", data.rules.get("name") or "custom", rows)
 
 
 # ----------------------------------------------------------------------------------------------- bots
@@ -419,101 +490,87 @@ def trajectory(data: Data, points: int = TRAJECTORY_POINTS) -> tuple[list[int], 
     return xs, ys
 
 
-def think_times(store: Any, tournament: str) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {}
-    for r in _rows(store.db, "SELECT s.bot, s.think_ms FROM seats s JOIN matches m ON m.id = s.match_id "
-                             "WHERE m.tournament = ? AND m.status = 'done'", [tournament]):
-        try:
-            values = json.loads(r["think_ms"] or "[]")
-        except ValueError:
-            continue
-        out.setdefault(r["bot"], []).extend(v for v in values if isinstance(v, int | float))
-    return out
+@dataclass(frozen=True)
+class OpponentLine:
+    """A bot's results against one opponent (from the ratings' pairings)."""
+
+    bot: str  # the opponent
+    file: str
+    matches: int
+    wins: int
+    losses: int
+    score: float
+    lo: float  # the score's 95% interval
+    hi: float
+    style: str
+    pairs: int  # duplicate pairs played
+    outcomes: Mapping[str, int]  # duplicate pairs by outcome: "2-0", "1-1", "0-2"
+    los: float | None  # P(the bot stronger than this opponent), head to head
 
 
-def bot_terminations(store: Any, tournament: str) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for r in _rows(store.db, "SELECT t.*, m.ord FROM terminations t JOIN matches m ON m.id = t.match_id "
-                             "WHERE m.tournament = ? AND m.status = 'done' ORDER BY m.ord, t.id", [tournament]):
-        out.setdefault(r["bot"], []).append({**r, "file": file_name(r["match_id"])})
-    return out
+@dataclass(frozen=True)
+class BotPage:
+    """bots/<name>.html."""
 
-
-def bot_hellos(store: Any, tournament: str) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for r in _rows(store.db, "SELECT s.bot, s.hello FROM seats s JOIN matches m ON m.id = s.match_id "
-                             "WHERE m.tournament = ? AND m.status = 'done' ORDER BY m.ord", [tournament]):
-        try:
-            hello = json.loads(r["hello"] or "{}")
-        except ValueError:
-            continue
-        if isinstance(hello, dict) and hello:
-            out[r["bot"]] = hello  # the last one wins
-    return out
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    return quantile(sorted_values, q)
+    title: str
+    bot: str
+    program: StoredBot  # command, command as started, hash, build output
+    hello: dict[str, Any]  # what the bot said of itself in its last handshake
+    s: StandingRow
+    opponents: list[OpponentLine]
+    trajectory: Markup | None  # the rating over the tournament (SVG)
+    think_chart: Markup | None  # think time histogram (SVG)
+    think: ThinkTime | None  # None without decisions
+    terminations: list[StoredTermination]  # its violations, in schedule order
+    matches: list[BotMatchLine]  # its finished matches, in schedule order
 
 
 def bot_context(
     data: Data,
     name: str,
-    standing: dict[str, Any],
+    standing: StandingRow,
     traj: tuple[list[int], dict[str, list[float | None]]],
-    think: list[float],
-    terms: list[dict[str, Any]],
+    terms: list[StoredTermination],
     hello: dict[str, Any] | None,
-    matches: list[dict[str, Any]],
-) -> dict[str, Any]:
+    matches: list[StoredMatch],
+) -> BotPage:
     from arena.report import charts
 
-    row = data.bot_rows.get(name, {})
-    try:
-        argv = json.loads(row.get("argv") or "[]")
-    except ValueError:
-        argv = row.get("argv")
     opponents = []
     for other in data.names:
         p = data.pairs.get((name, other))
         if other == name or p is None:
             continue
         wins = round(p.points)
-        opponents.append({
-            "bot": other, "file": file_name(other), "matches": p.matches, "wins": wins,
-            "losses": p.matches - wins, "score": p.score, "lo": p.lo, "hi": p.hi, "style": scale_colour(p.score),
-            "pairs": p.pairs, "outcomes": p.pair_outcomes, "los": p.los,
-        })
-    think_sorted = sorted(think)
-    figures = None
-    if think_sorted:
-        figures = {"n": len(think_sorted), "median": statistics.median(think_sorted),
-                   "p90": percentile(think_sorted, 0.9), "max": think_sorted[-1]}
+        opponents.append(OpponentLine(
+            bot=other, file=file_name(other), matches=p.matches, wins=wins, losses=p.matches - wins,
+            score=p.score, lo=p.lo, hi=p.hi, style=scale_colour(p.score), pairs=p.pairs,
+            outcomes=p.pair_outcomes, los=p.los,
+        ))
+    think = standing.totals.think
     xs, ys = traj
-    return {
-        "title": name,
-        "bot": name,
-        "row": row,
-        "argv": argv,
-        "hello": hello or {},
-        "s": standing,
-        "opponents": opponents,
-        "trajectory": charts.line_chart(xs, ys, highlight=name) if xs else None,
-        "think_chart": charts.histogram(think) if think else None,
-        "think": figures,
-        "terminations": terms,
-        "matches": [dict(match_summary(m), seat=0 if m["seat0"] == name else 1,
-                         opponent=m["seat1"] if m["seat0"] == name else m["seat0"]) for m in matches],
-    }
+    return BotPage(
+        title=name,
+        bot=name,
+        program=data.bots.get(name) or StoredBot(name, None, (), None, None),
+        hello=hello or {},
+        s=standing,
+        opponents=opponents,
+        trajectory=charts.line_chart(xs, ys, highlight=name) if xs else None,
+        think_chart=charts.histogram(think.ms) if think.ms else None,
+        think=think if think.ms else None,
+        terminations=terms,
+        matches=[BotMatchLine(**_line_fields(m), seat=0 if m.seat0 == name else 1,
+                              opponent=m.seat1 if m.seat0 == name else m.seat0) for m in matches],
+    )
 
 
 # ----------------------------------------------------------------------------------------------- matches
-def transcript_text(lines_json: str | None) -> tuple[str, int]:
-    """The protocol lines as one text block (``ms dir line``), and how many lines."""
-    try:
-        lines = json.loads(lines_json or "[]")
-    except ValueError:
-        return lines_json or "", 0
+def transcript_text(lines: list[Any] | str) -> tuple[str, int]:
+    """The protocol lines as one text block (``ms dir line``), and how many lines; text that is not a list
+    of lines (a corrupt database) as it is."""
+    if isinstance(lines, str):
+        return lines, 0
     try:
         return "\n".join([f"{ms:10.1f} {direction} {text}" for ms, direction, text in lines]), len(lines)
     except (TypeError, ValueError):
@@ -528,58 +585,105 @@ def transcript_text(lines_json: str | None) -> tuple[str, int]:
     return "\n".join(out), len(out)
 
 
+@dataclass(frozen=True)
+class SeatLine:
+    """One seat of a match: its bot, score, think time and transcript."""
+
+    seat: int
+    bot: str
+    file: str
+    score: int | None
+    substitutions: int  # random legal actions the referee played for it
+    decisions: int | None
+    think_median: float | None
+    think_max: float | None
+    transcript: str  # the protocol lines, one per line: ms, direction, text
+    transcript_lines: int
+    stderr: str
+
+
+@dataclass(frozen=True)
+class DealLine:
+    """One row of a match page's table of deals."""
+
+    idx: int
+    dealer: str  # the dealer's name, "?" when the database does not say
+    trump: str | None
+    winner: str | None  # None for a deal nobody won
+    game_points: int | None
+    reason: str | None
+    points: tuple[int | None, int | None]  # card points by seat
+    tricks: tuple[int | None, int | None]
+    forfeit: bool
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    """matches/<id>.html."""
+
+    title: str
+    m: StoredMatch
+    bots: tuple[str, str]  # by seat
+    seats: list[SeatLine]  # seat 0, seat 1
+    result: str
+    terminations: list[StoredTermination]
+    partner: PartnerLine | None  # the duplicate partner
+    prev: MatchLine | None  # the previous and next finished match in schedule order
+    next: MatchLine | None
+    deals: list[DealLine]
+    replay: dict[str, Any] | None  # the replay viewer's data (None when the rule set cannot be read)
+    replay_json: Markup | None  # the same, as JSON for its <script> element
+    steps: int  # steps of the replay
+
+
 def match_context(
-    m: dict[str, Any],
-    deals: list[dict[str, Any]],
-    terms: list[dict[str, Any]],
-    seats: list[dict[str, Any]],
-    transcripts: list[dict[str, Any]],
-    partner: dict[str, Any] | None,
-    neighbours: tuple[dict[str, Any] | None, dict[str, Any] | None],
+    m: StoredMatch,
+    deals: list[StoredDeal],
+    terms: list[StoredTermination],
+    seats: list[StoredSeat],
+    partner: StoredMatch | None,
+    neighbours: tuple[StoredMatch | None, StoredMatch | None],
     rules: RuleSet | None,
-) -> dict[str, Any]:
-    bots = (m["seat0"], m["seat1"])
-    by_seat = {s["seat"]: s for s in seats}
-    tr_by_seat = {s["seat"]: s for s in transcripts}
+) -> MatchPage:
+    bots = m.seats
+    by_seat = {s.seat: s for s in seats}
     seat_info = []
     for s in (0, 1):
-        st = by_seat.get(s, {})
-        text, count = transcript_text(tr_by_seat.get(s, {}).get("lines"))
-        seat_info.append({
-            "seat": s, "bot": bots[s], "file": file_name(bots[s]),
-            "score": m[f"score{s}"], "substitutions": m[f"substitutions{s}"] or 0,
-            "decisions": st.get("decisions"), "think_median": st.get("think_median_ms"),
-            "think_max": st.get("think_max_ms"),
-            "transcript": text, "transcript_lines": count, "stderr": tr_by_seat.get(s, {}).get("stderr") or "",
-        })
+        st = by_seat.get(s)
+        text, count = transcript_text(st.transcript if st else [])
+        seat_info.append(SeatLine(
+            seat=s, bot=bots[s], file=file_name(bots[s]), score=m.score[s], substitutions=m.substitutions[s],
+            decisions=st.decisions if st else None, think_median=st.think_median_ms if st else None,
+            think_max=st.think_max_ms if st else None, transcript=text, transcript_lines=count,
+            stderr=st.stderr if st else "",
+        ))
     note = None
-    if m["termination"]:
-        note = f"{m['terminated_bot']}: {m['termination']}"
+    if m.termination:
+        note = f"{m.terminated_bot}: {m.termination}"
     replay_data = replay(rules, deals, bots, note) if rules is not None else None
-    deal_rows = []
-    for d in deals:
-        deal_rows.append({
-            "idx": d["idx"], "dealer": bots[d["dealer"]] if d["dealer"] in (0, 1) else "?",
-            "trump": d["trump"], "winner": bots[d["winner"]] if d["winner"] in (0, 1) else None,
-            "game_points": d["game_points"], "reason": d["reason"], "points": (d["points0"], d["points1"]),
-            "tricks": (d["tricks0"], d["tricks1"]), "forfeit": d["forfeit"],
-        })
+    deal_rows = [
+        DealLine(idx=d.idx, dealer=bots[d.dealer] if d.dealer in (0, 1) else "?", trump=d.trump,
+                 winner=bots[d.winner] if d.winner in (0, 1) else None, game_points=d.game_points,
+                 reason=d.reason, points=d.points, tricks=d.tricks, forfeit=d.forfeit)
+        for d in deals
+    ]
     prev, nxt = neighbours
-    return {
-        "title": f"{bots[0]} vs {bots[1]}",
-        "m": m,
-        "bots": bots,
-        "seats": seat_info,
-        "result": result_text(m),
-        "terminations": terms,
-        "partner": partner and {**match_summary(partner), "same_deals": partner["deal_seed"] == m["deal_seed"]},
-        "prev": prev and match_summary(prev),
-        "next": nxt and match_summary(nxt),
-        "deals": deal_rows,
-        "replay": replay_data,
-        "replay_json": json_for_script(replay_data) if replay_data else None,
-        "steps": len(replay_data["steps"]) if replay_data else 0,
-    }
+    return MatchPage(
+        title=f"{bots[0]} vs {bots[1]}",
+        m=m,
+        bots=bots,
+        seats=seat_info,
+        result=result_text(m),
+        terminations=terms,
+        partner=(PartnerLine(**_line_fields(partner), same_deals=partner.spec.deal_seed == m.spec.deal_seed)
+                 if partner else None),
+        prev=match_summary(prev) if prev else None,
+        next=match_summary(nxt) if nxt else None,
+        deals=deal_rows,
+        replay=replay_data,
+        replay_json=json_for_script(replay_data) if replay_data else None,
+        steps=len(replay_data["steps"]) if replay_data else 0,
+    )
 
 
 # ----------------------------------------------------------------------------------------------- replay
@@ -598,33 +702,39 @@ def _hand(mask: int) -> str:
     return text
 
 
-def rules_of_text(text: str | None) -> RuleSet | None:
-    """The stored rule set (JSON), or None when this arena cannot read it (then there is no replay)."""
+def rules_of(rules: Mapping[str, Any]) -> RuleSet | None:
+    """The stored rule set, or None when this arena cannot read it (then there is no replay)."""
     try:
-        rules = json.loads(text or "{}")
-        return RuleSet.from_dict(rules) if isinstance(rules, dict) and rules else None
+        return RuleSet.from_dict(dict(rules)) if rules else None
     except (ValueError, TypeError):
         return None
 
 
 def replay(
-    rules: RuleSet, deal_rows: Sequence[dict[str, Any]], bots: tuple[str, str], match_note: str | None = None
+    rules: RuleSet,
+    deal_rows: Sequence[StoredDeal | Mapping[str, Any]],
+    bots: tuple[str, str],
+    match_note: str | None = None,
 ) -> dict[str, Any]:
     """The replay viewer's data: per deal its dealt hands, and one step per action (plus one per deal for
     the hands as dealt), each with the whole visible table. Labels are lists of text pieces and ``[card]``.
+    ``deal_rows`` are the match's deals (a mapping, as a test or a script may build one, is read as a row
+    of the deals table).
     """
     deals_out: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
     score = [0, 0]
-    for row in deal_rows:
+    for given in deal_rows:
+        row = given if isinstance(given, StoredDeal) else StoredDeal.from_row(given)
         d_index = len(deals_out)
         info: dict[str, Any] = {
-            "idx": row["idx"], "dealer": row["dealer"], "trump": row["trump"], "dealt": ["", ""],
+            "idx": row.idx, "dealer": row.dealer, "trump": row.trump, "dealt": ["", ""],
             "result": None, "first": len(steps),
         }
         deals_out.append(info)
         try:
-            deal = Deal(rules, _deck(row["deck"] or ""), int(row["dealer"]))
+            # a corrupt row without a dealer raises TypeError here, and the page says so
+            deal = Deal(rules, _deck(row.deck), int(row.dealer))  # type: ignore[arg-type]
         except (ValueError, TypeError) as e:
             steps.append(_broken_step(d_index, score, f"cannot replay this deal: {e}"))
             info["steps"] = 1
@@ -632,11 +742,11 @@ def replay(
         info["trump"] = SUITS[deal.trump]
         info["dealt"] = [_hand(deal.hands[0]), _hand(deal.hands[1])]
         dealer = bots[deal.dealer]
-        steps.append(_snapshot(deal, d_index, [f"Deal {row['idx'] + 1}: {dealer} deals; trump ",
+        steps.append(_snapshot(deal, d_index, [f"Deal {row.idx + 1}: {dealer} deals; trump ",
                                                 [str(deal.trump_card)], " turned."], [], None, score))
         table: list[list[Any]] = []
         seen = len(deal.events)
-        tokens = (row["actions"] or "").split()
+        tokens = row.actions
         broken = False
         for token in tokens:
             try:
@@ -652,10 +762,10 @@ def replay(
             seen = len(deal.events)
             steps.append(_snapshot(deal, d_index, label, table, won, score))
         last = steps[-1]
-        winner, gp = row["winner"], row["game_points"]
+        winner, gp = row.winner, row.game_points
         if broken:
             pass
-        elif row["forfeit"] or row["reason"] == "forfeit" or deal.result is None:
+        elif row.forfeit or row.reason == DealEndReason.FORFEIT or deal.result is None:
             ending = ["Deal over: forfeited"]
             if winner in (0, 1):
                 ending[0] += f"; {bots[winner]} gets {gp} game point{'s' if gp != 1 else ''}"
@@ -667,7 +777,7 @@ def replay(
         if winner in (0, 1) and isinstance(gp, int):
             score[winner] += gp
             last["score"] = list(score)
-            info["result"] = f"{bots[winner]} +{gp} ({row['reason']})"
+            info["result"] = f"{bots[winner]} +{gp} ({row.reason})"
         last["end"] = True
         info["steps"] = len(steps) - info["first"]
     return {"bots": list(bots), "deals": deals_out, "steps": steps}
@@ -677,11 +787,8 @@ _TOKENS: dict[str, tuple[int, Action]] = {}
 
 
 def _token(token: str) -> tuple[int, Action]:
-    """``0:play:Th`` -> (0, play Th); ValueError for anything else."""
-    seat_text, _, action_text = token.partition(":")
-    if seat_text not in ("0", "1"):
-        raise ValueError(f"no seat {seat_text!r}")
-    parsed = _TOKENS[token] = (int(seat_text), Action.parse(action_text.replace(":", " ")))
+    """``0:play:Th`` -> (0, play Th), remembered; ValueError for anything else."""
+    parsed = _TOKENS[token] = parse_seat_action(token)
     return parsed
 
 

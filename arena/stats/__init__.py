@@ -1,24 +1,34 @@
 """How sure are the standings: ratings, intervals, duplicate pairs, LOS and SPRT (see docs/STATISTICS.md).
 
-Pure code: the input is a list of :class:`Result` (and, for deal figures, :class:`BotDealStats`); no I/O,
-no clock, no trio, no sqlite.
+Pure code: the input is a list of :class:`Result` (and, for the per-bot totals, :class:`MatchFacts`); no
+I/O, no clock, no trio, no sqlite.
 
 - :func:`ratings`: Bradley-Terry Elo by penalised maximum likelihood, optional seat advantage, anchored,
   with 95% bootstrap intervals that resample duplicate pairs together, and the results graph's components.
 - :func:`los`: likelihood of superiority for every two bots, from the ratings' bootstrap.
 - :func:`pairings`: per pairing score with its interval, duplicate-pair outcomes (2-0, 1-1, 0-2) and the
   variance the pairs saved compared with independent matches; head-to-head LOS.
-- :func:`summarize_deals`: deal win rate, game points per deal, closes, marriages, terminations, think times.
+- :func:`standings`: every per-bot total (matches, wins, game points, deals, closes, marriages,
+  terminations, think time) from :class:`MatchFacts`; the one place they are computed.
 - :class:`Sprt` and :func:`parse_sprt_args`: a sequential test for a two-bot match.
 """
 
-from arena.stats.deals import BotDealStats, DealSummary, summarize_deals
 from arena.stats.pairings import Pairing, los, pairings
 from arena.stats.ratings import ELO_PER_NAT, Rating, Ratings, elo_diff, expected_score, ratings
 from arena.stats.results import Result
 from arena.stats.sprt import Sprt, parse_sprt_args
+from arena.stats.standings import (
+    BotStanding,
+    DealFacts,
+    MatchFacts,
+    Standings,
+    TerminationFacts,
+    ThinkTime,
+    standings,
+)
 
 __all__ = [
-    "ELO_PER_NAT", "BotDealStats", "DealSummary", "Pairing", "Rating", "Ratings", "Result", "Sprt",
-    "elo_diff", "expected_score", "los", "pairings", "parse_sprt_args", "ratings", "summarize_deals",
+    "ELO_PER_NAT", "BotStanding", "DealFacts", "MatchFacts", "Pairing", "Rating", "Ratings", "Result", "Sprt",
+    "Standings", "TerminationFacts", "ThinkTime", "elo_diff", "expected_score", "los", "pairings",
+    "parse_sprt_args", "ratings", "standings",
 ]
