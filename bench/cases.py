@@ -48,7 +48,7 @@ from arena.referee.clock import TimeControl  # noqa: E402
 from arena.referee.match import BotHandle, Player, play_match  # noqa: E402
 from arena.referee.process import BotSpec  # noqa: E402
 from arena.tournament.config import parse_config  # noqa: E402
-from arena.tournament.runner import Progress, run_matches, schedule_rows  # noqa: E402
+from arena.tournament.runner import Progress, play_tournament  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
 from arena.tournament.store import Store  # noqa: E402
 
@@ -320,8 +320,8 @@ output:
 def case_tournament(
     bot: str = "c", matches: int = 40, concurrency: int = 1, workers: int | str = 1, reuse: bool = False,
 ) -> dict[str, Any]:
-    """A tournament as `arena run` plays it (config, schedule, store, run_matches), timed around
-    run_matches. The database lives in a temporary directory and is measured at the end."""
+    """A tournament as `arena run` plays it (config, schedule, store, runner), timed around
+    play_tournament. The database lives in a temporary directory and is measured at the end."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmpdir:
         tmp = Path(tmpdir)
         src = tmp / "bench.yaml"
@@ -331,12 +331,12 @@ def case_tournament(
         schedule = build_schedule(config)
         store = Store(config.database)
         store.begin(config.name, str(src), text, config.hash, config.rules.to_dict(), config.seed, config.format,
-                    schedule_rows(schedule), [], force=False)
+                    schedule, [], force=False)
         pending = store.pending(config.name)
         progress = Progress(total=len(pending))
         ccpu0 = _children_cpu()
         cpu0, wall0 = _cpu(), time.perf_counter()
-        trio.run(run_matches, config, store, pending, progress, None)
+        trio.run(play_tournament, config, store, pending, progress)
         cpu, wall = _cpu() - cpu0, time.perf_counter() - wall0
         children = _children_cpu() - ccpu0
         rows = store.db.execute(

@@ -342,6 +342,6 @@ BAD_MATCH_OPTIONS: list[tuple[str, st.SearchStrategy[list[str]]]] = [
 def test_fuzz_bad_match_options(case: tuple[str, list[str]]) -> None:
     option, options = case
     # Invalid by construction; should one ever get through, the test fails here instead of playing.
-    with mock.patch("arena.referee.series.play_series", side_effect=AssertionError("a match started")):
+    with mock.patch("arena.tournament.runner.run_matches", side_effect=AssertionError("a match started")):
         code, err = run_main([*MATCH_FUZZ, *options])
     assert_one_clear_error(code, err, option)

@@ -24,7 +24,7 @@ def test_protocol_transcript_is_what_the_referee_sends(tmp_path):
     args[args.index("--transcripts") + 1] = str(tmp_path)
     result = run(ARENA + ["match", *args])
     assert result.returncode == 0, result.stderr
-    log = (tmp_path / "m0-seat0-greedy.log").read_text().splitlines()
+    log = (tmp_path / "greedy-vs-random-p0-g0-seat0-greedy.log").read_text().splitlines()
     real = [line[11:] for line in log if line[11:13] in ("> ", "< ")]
     assert real == shown
 

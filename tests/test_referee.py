@@ -16,8 +16,10 @@ import trio
 from arena.game import preset
 from arena.referee.clock import TimeControl
 from arena.referee.match import MAX_VIOLATIONS, BotHandle, Player, play_match
+from arena.referee.policy import ViolationPolicy
 from arena.referee.pool import MatchPool
 from arena.referee.process import BotSpec, Limits
+from arena.referee.record import MatchSpec
 
 BOTS = Path(__file__).parent / "bots"
 TC = TimeControl(move_ms=300, handshake_ms=1500, grace_ms=50)
@@ -166,9 +168,9 @@ async def test_reused_bot_plays_several_matches_in_one_process():
         pool = MatchPool(nursery, reuse=True)
         records = []
         for i in range(3):
-            row = {"id": f"m{i}", "seat0": "good" if i % 2 == 0 else "other",
-                   "seat1": "other" if i % 2 == 0 else "good", "deal_seed": i, "match_seed": i}
-            records.append(await pool.play(row, players, SANTASE, "lose-match"))
+            seats = ("good", "other") if i % 2 == 0 else ("other", "good")
+            spec = MatchSpec(f"m{i}", ("good", "other"), i // 2, i % 2, *seats, deal_seed=i, match_seed=i, order=i)
+            records.append(await pool.play(spec, players, SANTASE, ViolationPolicy.LOSE_MATCH))
         handles = [h for hs in pool.idle.values() for h in hs]
         assert sorted(len(h.pids) for h in handles) == [1, 1]  # one process per bot for all three matches
         pgids = [pid for h in handles for pid in h.pids]

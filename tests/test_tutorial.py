@@ -143,18 +143,19 @@ def test_arena_match_commands(command, shown, work, tmp_path):
 def check_transcripts(directory: Path, bot: str) -> None:
     """The transcript files the tutorial names exist and hold what it shows."""
     logs = sorted(p.name for p in directory.iterdir())
-    assert f"m0-seat0-{bot}.log" in logs and f"m0-seat0-{bot}.log" in DOC, logs
-    text = (directory / f"m0-seat0-{bot}.log").read_text()
+    first = f"{bot}-vs-random-p0-g0-seat0-{bot}.log"  # the first match's id, then the seat and the bot
+    assert first in logs and first in DOC, logs
+    text = (directory / first).read_text()
     assert all(re.match(r" *\d+\.\d{3} [<>!] ", line) for line in text.split("\n\n--- stderr ---")[0].splitlines())
     if bot == "mybot":
-        named = re.findall(r"m\d-seat\d-\w+\.log", DOC.split("## 4.")[0].split("--transcripts")[-1])
+        named = re.findall(r"[\w-]+-p\d-g\d-seat\d-\w+\.log", DOC.split("## 4.")[0].split("--transcripts")[-1])
         assert sorted(set(named)) == logs
         for line in ("> arena 1", "< bot 1 mybot author=you", "< info taking "):
             assert f" {line}" in text, line
         assert "\n--- stderr ---\nhand " in text
     if bot == "garbage":
         # the lines the tutorial shows from the end of this transcript, without their time stamps
-        shown = re.search(r"```text\n(.*?)\n```", DOC.split("m0-seat0-garbage.log` says")[1], re.S).group(1)
+        shown = re.search(r"```text\n(.*?)\n```", DOC.split(f"{first}` says")[1], re.S).group(1)
         real = [line[11:] for line in text.splitlines()]
         for line in shown.splitlines():
             assert line[11:] in real, line

@@ -1,4 +1,5 @@
-"""The `arena` command: a thin layer over the library.
+"""The `arena` command: a thin layer over the library (arena.api). One module per subcommand parses its
+arguments, calls the library and prints; arena.cli.options holds the option parsing they share.
 
 Every ArenaError (and the rules' own ValueErrors for bad user input) becomes one line on stderr and exit
 code 2. Anything else is a bug and keeps its traceback.
@@ -11,11 +12,10 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import NoReturn
 
 from arena.errors import ArenaError
-from arena.game.variants import PRESETS, RulesError, RuleSet, allowed_values
+from arena.game.variants import RulesError
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -33,41 +33,16 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _cmd_rules(args: argparse.Namespace) -> int:
-    from arena.commands import parse_overrides  # light: trio and the referee load only when a match runs
-
-    try:
-        rules = RuleSet.from_dict(args.variant).with_overrides(parse_overrides(args.set))
-    except RulesError as e:  # argparse checked the preset: the overrides are what is wrong
-        raise ArenaError(f"--set: {e}") from None
-    print(f"rules {rules.name}")
-    width = max(len(f.name) for f in fields(rules))
-    for f in fields(rules):
-        value = getattr(rules, f.name)
-        shown = " ".join(map(str, value)) if isinstance(value, tuple) else str(value).lower() \
-            if isinstance(value, bool) else str(value)
-        print(f"  {f.name:<{width}}  {shown:<12}  {f.metadata.get('doc', '')} [{allowed_values(f)}]")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
+    # Each subcommand's module imports trio and the referee only when its command runs, so building the
+    # parser (and `arena rules`) stays light.
+    from arena.cli import match, report, rules, run
+
     p = _Parser(prog="arena", description="Tournaments for Santase / Sixty-Six / Schnapsen bots.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    r = sub.add_parser("rules", help="print a variant's resolved rule set")
-    r.add_argument("variant", choices=sorted(PRESETS), help="preset name")
-    r.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
-    _COMMANDS["rules"] = _cmd_rules
-    for hook in _extra_parsers():
-        hook(sub, _COMMANDS)
+    for command in (rules, match, run, report):
+        command.add_parser(sub, _COMMANDS)
     return p
-
-
-def _extra_parsers() -> list[Callable[..., None]]:
-    # Their modules import trio and the referee only when a command runs, so `arena rules` stays light.
-    from arena.commands import add_match_parser, add_run_parser
-    from arena.report.command import add_report_parser
-
-    return [add_match_parser, add_run_parser, add_report_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

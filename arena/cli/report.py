@@ -10,7 +10,7 @@ from typing import Any
 from arena.errors import ArenaError
 
 
-def add_report_parser(sub: Any, commands: dict[str, Any]) -> None:
+def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p = sub.add_parser(
         "report",
         help="render the HTML report from a tournament database",

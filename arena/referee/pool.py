@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 import trio
 
 from arena.game.variants import RuleSet
 from arena.referee.match import BotHandle, Player, play_match
-from arena.referee.record import MatchRecord
+from arena.referee.policy import ViolationPolicy
+from arena.referee.record import MatchRecord, MatchSpec
 
 
 class MatchPool:
@@ -37,11 +38,12 @@ class MatchPool:
                         n.start_soon(h.quit)
             self.idle.clear()
 
-    async def play(self, row: dict[str, Any], players: dict[str, Player], rules: RuleSet, policy: Any) -> MatchRecord:
-        handles = (self.take(players[row["seat0"]]), self.take(players[row["seat1"]]))
+    async def play(self, spec: MatchSpec, players: Mapping[str, Player], rules: RuleSet,
+                   policy: ViolationPolicy) -> MatchRecord:
+        handles = (self.take(players[spec.seat0]), self.take(players[spec.seat1]))
         try:
-            return await play_match(row["id"], (handles[0].player, handles[1].player), rules,
-                                    row["deal_seed"], row["match_seed"], policy, handles=handles)
+            return await play_match(spec.match_id, (handles[0].player, handles[1].player), rules,
+                                    spec.deal_seed, spec.match_seed, policy, handles=handles)
         finally:
             with trio.CancelScope(shield=True):
                 for h in handles:

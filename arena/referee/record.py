@@ -1,25 +1,75 @@
-"""MatchRecord: everything a finished match leaves behind, as plain data for the store and reports."""
+"""MatchSpec, what the referee is asked to play, and MatchRecord, everything a finished match leaves behind:
+plain data for the store, the reports and the worker processes. Termination names every way a bot's part
+can be ended; a BotTermination is one that happened."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal
 
-TERMINATIONS = (
-    "handshake", "timeout", "malformed", "overlong", "encoding", "illegal", "unexpected", "crash", "disconnect",
-    "tampered",
-)
+
+class Termination(StrEnum):
+    """Every way a bot's part in a match can be ended by the referee (docs/PROTOCOL.md, "Terminations").
+
+    The value is the name everywhere: the ``error <code>`` line the bot is sent, the database, the reports,
+    and a match's ``reason`` when the termination decided it.
+    """
+
+    HANDSHAKE = "handshake"  # no valid `bot <version> <name>` line in time, or a version not offered
+    TIMEOUT = "timeout"  # no reply within the time for the decision (and the bank)
+    MALFORMED = "malformed"  # a line that is not a message, or not the one asked for
+    OVERLONG = "overlong"  # a line over the protocol's length limit
+    ENCODING = "encoding"  # a line that is not valid UTF-8
+    ILLEGAL = "illegal"  # a well-formed action that is not legal now
+    UNEXPECTED = "unexpected"  # a reply when no decision was asked for
+    CRASH = "crash"  # the process could not start, exited or was killed while the referee needed it
+    DISCONNECT = "disconnect"  # the bot closed its stdout (or stdin) while its process lived on
+    TAMPERED = "tampered"  # the bot's program changed on disk since the run began; it is not started
 
 
 @dataclass
-class Termination:
-    kind: str  # one of TERMINATIONS
+class BotTermination:
+    """One termination that happened: which kind, to which seat's bot, why, and when."""
+
+    kind: Termination
     seat: int
     bot: str
     detail: str
     line: str | None = None  # the offending line (capped), if a line caused it
     deal: int | None = None  # deal index, None before the first deal
     at_ms: float = 0.0  # time since the match started
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to play: what goes into the referee (a local slot, a worker process) and into the store.
+
+    ``pairing`` is the two bots in the schedule's order; ``game`` 0 seats ``pairing[0]`` in seat 0, game 1
+    swaps. ``deal_seed`` seeds the deals; ``match_seed`` any other random choice the referee makes for this
+    match (e.g. a substituted random move). ``order`` is the position in the schedule (0-based).
+    """
+
+    match_id: str
+    pairing: tuple[str, str]
+    pair_index: int
+    game: int
+    seat0: str
+    seat1: str
+    deal_seed: int
+    match_seed: int
+    order: int
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        return self.seat0, self.seat1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MatchSpec:
+        return cls(**{**d, "pairing": tuple(d["pairing"])})
 
 
 @dataclass
@@ -31,9 +81,9 @@ class MatchRecord:
     match_seed: int
     winner: int | None = None  # seat; None only if abandoned
     score: tuple[int, int] = (0, 0)
-    reason: str = "target"  # target, or the kind of the termination that decided the match
+    reason: Termination | Literal["target"] = "target"  # target, or the termination that decided the match
     deals: list[dict[str, Any]] = field(default_factory=list)
-    terminations: list[Termination] = field(default_factory=list)
+    terminations: list[BotTermination] = field(default_factory=list)
     substitutions: tuple[int, int] = (0, 0)  # random legal actions the referee played for a seat
     think_ms: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
     max_lag_ms: float = 0.0  # the referee's own worst measured scheduling lag (never charged to a bot)
@@ -56,7 +106,10 @@ class MatchRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchRecord:
         d = dict(d)
-        d["terminations"] = [Termination(**t) for t in d.get("terminations", [])]
+        d["terminations"] = [BotTermination(**{**t, "kind": Termination(t["kind"])})
+                             for t in d.get("terminations", [])]
+        if d.get("reason", "target") != "target":
+            d["reason"] = Termination(d["reason"])
         for key in ("bots", "score", "substitutions", "think_ms", "transcripts", "stderr", "bot_info"):
             if key in d:
                 d[key] = tuple(d[key])

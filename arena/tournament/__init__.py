@@ -13,7 +13,6 @@ from arena.tournament.config import (
     TournamentConfig,
     load_config,
     parse_config,
-    parse_duration,
 )
 from arena.tournament.schedule import MatchSpec, build_schedule
 
@@ -30,6 +29,5 @@ __all__ = [
     "build_schedule",
     "load_config",
     "parse_config",
-    "parse_duration",
     "run_builds",
 ]

@@ -1,8 +1,9 @@
 """A tournament's YAML file -> a validated, frozen TournamentConfig.
 
-Every problem in a file is reported at once, each as ``<file>:<line>: <key path>: <what is wrong>; expected
-<what>``, so a user fixes a config in one round trip. Line numbers come from the YAML nodes themselves
-(``yaml.compose``), not from a second guess over the text. The schema is documented in docs/CONFIG.md.
+This module is the schema; the text is read by arena.tournament.yamlread, which keeps each value's line and
+key path, and durations and sizes are parsed by arena.units (the CLI's options share both). Every problem in a
+file is reported at once, each as ``<file>:<line>: <key path>: <what is wrong>; expected <what>``, so a user
+fixes a config in one round trip. The schema is documented in docs/CONFIG.md.
 
 Order of checks: the schema first (keys, types, values, rules); a bot's command is checked only once the rest
 of its entry is valid, and not at all here when the bot has a ``build`` (the build may produce the program:
@@ -18,26 +19,34 @@ import json
 import os
 import re
 import shlex
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal
-
-import yaml
 
 from arena.botspec import BotSpecError, check_command, split_command
 from arena.errors import ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
 from arena.referee.clock import TimeControl  # the referee owns time control and limits; the config parses them
+from arena.referee.policy import ViolationPolicy
 from arena.referee.process import Limits
 from arena.referee.sandbox import SANDBOX_KINDS, SandboxKind
+from arena.tournament.yamlread import Item, YamlDocument, YamlError, read_file, read_yaml
+from arena.units import (
+    DurationError,
+    MiB,
+    TiB,
+    bounded_duration,
+    clip,
+    duration_expected,
+    parse_cpu_seconds,
+    parse_size,
+    short_repr,
+)
 
 __all__ = [
     "BotConfig",
     "ConfigFileError",
-    "DurationError",
     "Limits",
     "Problem",
     "TimeControl",
@@ -45,18 +54,11 @@ __all__ = [
     "check_bot_command",
     "load_config",
     "parse_config",
-    "parse_duration",
-    "parse_size",
 ]
 
 Format = Literal["round-robin", "gauntlet"]
-ViolationPolicy = Literal["lose-match", "lose-deal", "random-move"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
-VIOLATION_POLICIES: tuple[ViolationPolicy, ...] = ("lose-match", "lose-deal", "random-move")
-
-KiB = 1024
-MiB = 1024 * KiB
-GiB = 1024 * MiB
+VIOLATION_POLICIES: tuple[str, ...] = tuple(p.value for p in ViolationPolicy)  # as written in a config
 
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
 MAX_NAME = 64  # characters of a tournament or bot name (it names files and directories, and table columns)
@@ -65,7 +67,6 @@ _TOKEN_EXPECTED = "a name made of letters, digits and _ . - (e.g. greedy-2)"
 # Bounds on what a user may ask for. Each keeps a typo (an extra zero or three) from turning into a run
 # that never ends, a schedule that fills the memory, or an OS limit nobody can mean; each is far beyond any
 # real tournament. docs/CONFIG.md lists them; `arena match` uses the same ones for its options.
-MAX_CONFIG_BYTES = 1 * MiB  # a config file is read whole before it is parsed
 MAX_ROUNDS = 100_000
 MAX_MATCHES = 1_000_000  # rounds x pairings x 2, and `arena match --matches`
 MAX_BOTS = 1000
@@ -79,35 +80,11 @@ TIME_BOUNDS: Mapping[str, tuple[int, int]] = {
     "handshake": (1, 600_000),  # 10 minutes
     "grace": (0, 60_000),  # 1 minute
 }
-TiB = 1024 * GiB
 MEMORY_BOUNDS = (1 * MiB, 1 * TiB)  # less than 1 MiB of address space cannot even start an interpreter
 FILE_SIZE_BOUNDS = (1, 1 * TiB)
 CPU_BOUNDS = (1, 86_400)  # 1 day of CPU seconds
 PROCESS_BOUNDS = (1, 4096)
-# The YAML tree: deeper nesting or more values (each use of an alias counted, so `&a [*a, *a, ...]` bombs
-# are caught before anything is built from them) than any config needs; PyYAML recurses per level.
-MAX_DEPTH = 64
-MAX_VALUES = 100_000
-MAX_NUMBER_CHARS = 1000  # a longer number literal costs quadratic time to convert (base 60: 1:2:3:...)
-
-
-def short_repr(value: object, limit: int = 60) -> str:
-    """``repr(value)`` cut to about ``limit`` characters, so a message about a huge value stays one line."""
-    if isinstance(value, str) and len(value) > limit:  # cut the text, not its repr: the count is the text's
-        return f"{value[:limit - 20]!r}... ({len(value)} characters)"
-    try:
-        text = repr(value)
-    except ValueError:  # an int with more digits than Python converts to text (sys.get_int_max_str_digits)
-        return "a number too large to print"
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit - 20]}... ({len(text)} characters)"
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    """``text`` on one line and at most about ``limit`` characters (for library messages quoted in ours)."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else f"{text[:limit]}..."
+# The config file's own bounds (size, nesting, values) are the YAML reader's: see arena.tournament.yamlread.
 
 
 def name_problem(name: str) -> tuple[str, str] | None:
@@ -229,90 +206,10 @@ class ConfigFileError(ConfigError):
         super().__init__(message)
 
 
-class DurationError(ConfigError, ValueError):
-    """A duration or size is not written as one. A ValueError too, so argparse ``type=`` reports it nicely."""
+# --------------------------------------------------------------------------------------------- limits
 
-
-# --------------------------------------------------------------------------------------------- scalars
-
-_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m)?\s*")
-_DURATION_FACTOR = {None: 1, "ms": 1, "s": 1000, "m": 60_000}
-DURATION_EXPECTED = "milliseconds, or a number with ms, s or m (250, 250ms, 1.5s, 2m)"
-
-
-def duration_text(ms: int) -> str:
-    """A duration as a user would write it: ``10m``, ``1s``, ``250ms`` (the largest unit that is exact)."""
-    if ms and ms % 60_000 == 0:
-        minutes = ms // 60_000
-        hours = f" ({minutes // 60} hour{'s' if minutes > 60 else ''})" if minutes % 60 == 0 else ""
-        return f"{minutes}m{hours}"
-    if ms and ms % 1000 == 0:
-        return f"{ms // 1000}s"
-    return f"{ms}ms"
-
-
-def duration_expected(minimum: int, maximum: int, nullable: bool = False) -> str:
-    """The ``expected`` part of a message about a duration bounded to ``minimum..maximum`` ms."""
-    return DURATION_EXPECTED + (f", at least {minimum} ms" if minimum else "") + \
-        f", at most {duration_text(maximum)}" + (", or null (none)" if nullable else "")
-
-
-def duration_problem(ms: int, minimum: int, maximum: int) -> str | None:
-    """What is wrong with a parsed duration (``'is too short'``, ``'is too long'``), or None."""
-    if ms < minimum:
-        return "is too short"
-    if ms > maximum:
-        return "is too long"
-    return None
-
-
-def parse_duration(value: str | int | float) -> int:
-    """A duration in whole milliseconds: ``250`` (ms), ``"250ms"``, ``"1.5s"``, ``"2m"``. DurationError else."""
-    return _scaled(value, _DURATION, _DURATION_FACTOR, DURATION_EXPECTED)
-
-
-_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
-_SIZE_FACTOR = {None: 1, "": 1, "k": KiB, "m": MiB, "g": GiB, "t": 1024 * GiB}
-SIZE_EXPECTED = "bytes, or a number with K, M, G (powers of 1024: 512M, 2G, 1.5GiB), or null (unlimited)"
-
-
-def parse_size(value: str | int | float) -> int:
-    """A size in bytes: ``1048576``, ``"1024K"``, ``"512M"``, ``"2G"``, ``"2GiB"``. DurationError else."""
-    return _scaled(value, _SIZE, _SIZE_FACTOR, SIZE_EXPECTED, lower=True)
-
-
-_CPU = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|m)?\s*")
-_CPU_FACTOR = {None: 1, "s": 1, "m": 60}
-CPU_EXPECTED = "CPU seconds, or a number with s or m (300, 300s, 5m), or null (unlimited)"
-
-
-def _scaled(
-    value: object, pattern: re.Pattern[str], factors: Mapping[str | None, int], expected: str,
-    lower: bool = False,
-) -> int:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise DurationError(f"{value!r} is not a number; expected {expected}")
-    if isinstance(value, int | float):
-        if value < 0 or value != value or value in (float("inf"), float("-inf")):
-            raise DurationError(f"{value!r} is not a positive number; expected {expected}")
-        number, unit = Decimal(str(value)), None
-    else:
-        m = pattern.fullmatch(value)
-        if not m:
-            raise DurationError(f"{value!r} is not understood; expected {expected}")
-        try:
-            number = Decimal(m.group(1))
-        except InvalidOperation:  # pragma: no cover - the pattern only lets numbers through
-            raise DurationError(f"{value!r} is not understood; expected {expected}") from None
-        unit = m.group(2).lower() if lower and m.group(2) is not None else m.group(2)
-    scaled = number * factors[unit]
-    if scaled != scaled.to_integral_value():
-        raise DurationError(f"{value!r} is not a whole number of the smallest unit; expected {expected}")
-    return int(scaled)
-
-
-# what each `limits` key takes, with its bounds (the text before the bounds is what parse_size and
-# _cpu_seconds say about a value they do not understand)
+# what each `limits` key takes, with its bounds (the words before the bounds follow arena.units'
+# SIZE_EXPECTED and CPU_EXPECTED, what parse_size and parse_cpu_seconds say about a value they do not understand)
 LIMIT_EXPECTED = {
     "memory": "bytes, or a number with K, M, G or T (powers of 1024: 512M, 2G, 1.5GiB), "
               f"from {MEMORY_BOUNDS[0] // MiB}M to {MEMORY_BOUNDS[1] // TiB}T, or null (unlimited)",
@@ -322,10 +219,6 @@ LIMIT_EXPECTED = {
     "file_size": "bytes, or a number with K, M, G or T (powers of 1024: 64M, 1G), "
                  f"from {FILE_SIZE_BOUNDS[0]} byte to {FILE_SIZE_BOUNDS[1] // TiB}T, or null (unlimited)",
 }
-
-
-def _cpu_seconds(value: object) -> int:
-    return _scaled(value, _CPU, _CPU_FACTOR, CPU_EXPECTED)
 
 
 def cpu_count() -> int:
@@ -346,55 +239,33 @@ def load_config(path: str | os.PathLike[str], *, cwd: Path | None = None) -> Tou
     """
     source = Path(path)
     try:
-        text = _read_text(source)
-    except FileNotFoundError:
-        raise ConfigFileError([Problem(str(source), None, None, "file not found", "a tournament YAML file")]) \
-            from None
-    except IsADirectoryError:
-        raise ConfigFileError(
-            [Problem(str(source), None, None, "is a directory", "a tournament YAML file")]
-        ) from None
-    except UnicodeDecodeError as e:
-        raise ConfigFileError(
-            [Problem(str(source), None, None, f"is not UTF-8 text ({e.reason})", "a tournament YAML file")]
-        ) from None
-    except OSError as e:
-        raise ConfigFileError(
-            [Problem(str(source), None, None, f"cannot be read ({e.strerror})", "a readable YAML file")]
-        ) from None
+        text = read_file(source, _FILE_EXPECTED)
+    except YamlError as e:
+        raise ConfigFileError([_yaml_problem(source, e)]) from None
     return parse_config(text, source, cwd=cwd)
-
-
-def _read_text(source: Path) -> str:
-    """The file's text; ConfigFileError if it is not a regular file or is larger than MAX_CONFIG_BYTES.
-
-    The size is checked before anything is read, and the read stops after the limit all the same (the file
-    may grow meanwhile): ``/dev/zero`` or a FIFO without a writer must not hang arena or fill its memory.
-    """
-    st = source.stat()
-    if stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(source)
-    if not stat.S_ISREG(st.st_mode):
-        raise ConfigFileError([Problem(str(source), None, None, "is not a regular file (a device, FIFO or socket)",
-                                       "a tournament YAML file")])
-    too_big = Problem(str(source), None, None, f"is larger than {MAX_CONFIG_BYTES // MiB} MiB",
-                      f"a tournament YAML file of at most {MAX_CONFIG_BYTES} bytes")
-    if st.st_size > MAX_CONFIG_BYTES:
-        raise ConfigFileError([too_big])
-    with source.open("rb") as f:
-        data = f.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigFileError([too_big])
-    # as read_text would: universal newlines (the text is kept in the database)
-    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def parse_config(text: str, source: Path, *, cwd: Path | None = None) -> TournamentConfig:
     """Validate a tournament given as text; ``source`` names it in messages and anchors relative paths."""
-    if len(text) > MAX_CONFIG_BYTES:  # characters: a UTF-8 file of at most that many bytes has no more
-        raise ConfigFileError([Problem(str(source), None, None, f"is larger than {MAX_CONFIG_BYTES // MiB} MiB",
-                                       f"a tournament YAML file of at most {MAX_CONFIG_BYTES} bytes")])
-    return _Parser(text, Path(source), Path.cwd() if cwd is None else Path(cwd)).parse()
+    source = Path(source)
+    try:
+        document = read_yaml(text, _FILE_EXPECTED)
+    except YamlError as e:  # the text as a whole cannot be read: nothing to check further
+        raise ConfigFileError([_yaml_problem(source, e)]) from None
+    return _Parser(document, text, source, Path.cwd() if cwd is None else Path(cwd)).parse()
+
+
+_FILE_EXPECTED = "a tournament YAML file"
+
+
+def _yaml_problem(source: Path, e: YamlError) -> Problem:
+    return _problem(str(source), e.line, e.key_path, e.what, e.expected)
+
+
+def _problem(file: str, line: int | None, key_path: str | None, what: str, expected: str) -> Problem:
+    if key_path is not None:  # a key may hold a newline or be a page long: the message stays one line
+        key_path = clip(key_path, 100)
+    return Problem(file, line, key_path, what, expected)
 
 
 def check_bot_command(config: TournamentConfig, bot: BotConfig) -> None:
@@ -428,79 +299,13 @@ OUTPUT_KEYS = ("database", "report")
 
 _INVALID: Any = object()  # a value that was reported as a problem
 _SEED_MAX_TEXT = f"{SEED_LIMIT - 1} (2**63 - 1)"
-_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
-
-
-@dataclass
-class _Item:
-    """One value in the YAML tree with where it came from."""
-
-    node: yaml.Node
-    path: str
-    key_node: yaml.Node | None = None
-
-    @property
-    def line(self) -> int:
-        """The key's line (where a user looks for ``time:``), or the value's for a list item."""
-        return int((self.key_node or self.node).start_mark.line) + 1
-
-
-class _TreeLimit(Exception):
-    """The YAML tree passed a bound while it was composed (see _Loader)."""
-
-    def __init__(self, line: int, key: str | None, what: str, expected: str) -> None:
-        super().__init__(what)
-        self.line, self.key, self.what, self.expected = line, key, what, expected
-
-
-class _Loader(yaml.SafeLoader):
-    """A SafeLoader that stops composing past MAX_DEPTH levels or MAX_VALUES values.
-
-    PyYAML composes recursively (some hundreds of levels end in a RecursionError) and composes the whole file
-    before anything looks at it (half a million values in a 1 MiB file take many seconds): both stop here,
-    at the line where the bound is passed.
-    """
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.paths = [""]  # the key path of each node being composed, to name it in a problem
-        self.values = 0
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        # `index` is the key node for a mapping's value, the position for a list item, None for a key
-        path = _child_path(self.paths[-1], index.value if isinstance(index, yaml.ScalarNode) else index)
-        self.values += 1
-        line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
-        if self.values > MAX_VALUES:
-            raise _TreeLimit(line, _shown_path(path), f"more than {MAX_VALUES} values",
-                             f"at most {MAX_VALUES} values in the whole file")
-        if len(self.paths) > MAX_DEPTH:
-            raise _TreeLimit(line, _shown_path(path), f"values nested more than {MAX_DEPTH} levels deep",
-                             f"at most {MAX_DEPTH} levels of nesting")
-        self.paths.append(path)
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.paths.pop()
-
-
-def _child_path(path: str, key: object) -> str:
-    """The key path of a value inside the value at ``path``: under a key (text), at a position (int)."""
-    if isinstance(key, int) and not isinstance(key, bool):
-        return f"{path}[{key}]"
-    if isinstance(key, str):
-        return f"{path}.{key}" if path else key
-    return path  # a mapping's key, or a key that is not text: named by its mapping
-
-
-def _shown_path(path: str) -> str | None:
-    """A key path for a message: ``x[0][0][0]...`` rather than 64 levels of ``[0]``; None for the top."""
-    path = re.sub(r"((?:\[\d+\]){3})(?:\[\d+\])+", r"\1...", path)
-    return _clip(path, 100) or None
 
 
 class _Parser:
-    def __init__(self, text: str, source: Path, cwd: Path) -> None:
+    """The schema over a YamlDocument: each reader returns a typed value, or _INVALID after a problem."""
+
+    def __init__(self, document: YamlDocument, text: str, source: Path, cwd: Path) -> None:
+        self.doc = document
         self.text = text
         self.source = source
         self.file = str(source)
@@ -508,169 +313,75 @@ class _Parser:
         self.cwd = cwd.absolute()
         self.problems: list[Problem] = []
         self.lines: dict[str, int] = {}
-        try:
-            self.loader = _Loader(text)
-        except yaml.reader.ReaderError as e:  # given a str, the reader checks every character at once
-            self.reader_error(e)
-            self.loader = _Loader("")  # composes to nothing: parse() then stops with the problem
 
     # --- reporting
 
-    def problem(self, where: _Item | int | None, key_path: str | None, what: str, expected: str) -> None:
-        line = where.line if isinstance(where, _Item) else where
-        if key_path is not None:  # a key may hold a newline or be a page long: the message stays one line
-            key_path = _clip(key_path, 100)
-        self.problems.append(Problem(self.file, line, key_path, what, expected))
+    def problem(self, where: Item | int | None, key_path: str | None, what: str, expected: str) -> None:
+        line = where.line if isinstance(where, Item) else where
+        self.problems.append(_problem(self.file, line, key_path, what, expected))
 
-    def bad(self, item: _Item, what: str, expected: str) -> Any:
+    def bad(self, item: Item, what: str, expected: str) -> Any:
         self.problem(item, item.path, what, expected)
         return _INVALID
 
-    # --- YAML tree
+    def report(self, e: YamlError) -> Any:
+        self.problem(e.line, e.key_path, e.what, e.expected)
+        return _INVALID
 
-    def compose(self) -> yaml.Node | None:
+    # --- the YAML tree
+
+    def value(self, item: Item) -> Any:
         try:
-            return self.loader.get_single_node()
-        except yaml.MarkedYAMLError as e:
-            mark = e.problem_mark or e.context_mark
-            what = " ".join(s for s in (e.context, e.problem) if s)
-            self.problem(mark.line + 1 if mark else None, None, f"YAML syntax error: {what}",
-                         "valid YAML (check indentation, quotes and the space after each colon)")
-        except yaml.reader.ReaderError as e:
-            self.reader_error(e)
-        except yaml.YAMLError as e:
-            self.problem(None, None, f"YAML error: {_clip(str(e))}", "valid YAML text")
-        except _TreeLimit as e:
-            self.problem(e.line, e.key, e.what, e.expected)
-        except RecursionError:  # not expected past _Loader's depth bound; a safety net all the same
-            self.problem(self.loader.get_mark().line + 1, None, "values nested too deeply",
-                         f"at most {MAX_DEPTH} levels of nesting")
-        return None
+            return self.doc.value(item)
+        except YamlError as e:
+            return self.report(e)
 
-    def reader_error(self, e: yaml.reader.ReaderError) -> None:
-        """A character YAML does not allow, on one line (the error's own text spans two)."""
-        line = self.text.count("\n", 0, e.position) + 1
-        self.problem(line, None, f"YAML error: character #x{e.character:04x} is not allowed ({e.reason})",
-                     "printable text (write other characters as escapes in double quotes: \"\\x07\")")
-
-    def check_tree(self, root: yaml.Node) -> bool:
-        """Report (and return False) a tree too deep, too large or with a recursive alias to read safely.
-
-        Every later step builds Python values from the nodes (recursively, and expanding each alias), so
-        this walk, iterative and counting each use of an alias, comes first and bounds what they do.
-        """
-        count = 0
-        on_path: set[int] = set()  # ids of the nodes that contain the current one: a cycle is an alias loop
-        stack: list[tuple[yaml.Node, int, str, bool]] = [(root, 1, "", False)]
-        while stack:
-            node, depth, path, leaving = stack.pop()
-            if leaving:
-                on_path.discard(id(node))
-                continue
-            line, key = node.start_mark.line + 1, _shown_path(path)
-            if id(node) in on_path:
-                self.problem(line, key, "an alias refers to a value that contains it",
-                             "values that do not contain themselves")
-                return False
-            count += 1
-            if count > MAX_VALUES:
-                self.problem(line, key, f"more than {MAX_VALUES} values (each use of an alias counts)",
-                             f"at most {MAX_VALUES} values in the whole file")
-                return False
-            if depth > MAX_DEPTH:
-                self.problem(line, key, f"values nested more than {MAX_DEPTH} levels deep",
-                             f"at most {MAX_DEPTH} levels of nesting")
-                return False
-            if isinstance(node, yaml.ScalarNode):
-                if node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
-                    self.problem(line, key, f"a number of {len(node.value)} characters",
-                                 f"a number of at most {MAX_NUMBER_CHARS} characters")
-                    return False
-                continue
-            on_path.add(id(node))
-            stack.append((node, depth, path, True))
-            if isinstance(node, yaml.SequenceNode):
-                stack.extend((child, depth + 1, _child_path(path, i), False)
-                             for i, child in reversed(list(enumerate(node.value))))
-            else:
-                for k, v in reversed(node.value):
-                    stack.append((v, depth + 1, _child_path(path, k.value if isinstance(k, yaml.ScalarNode)
-                                                              else None), False))
-                    stack.append((k, depth + 1, path, False))
-        return True
-
-    def value(self, item: _Item) -> Any:
-        try:
-            return self.loader.construct_object(item.node, deep=True)
-        except yaml.YAMLError as e:
-            problem = getattr(e, "problem", None) or str(e)
-            return self.bad(item, f"cannot read this value ({_clip(problem)})", "plain YAML values")
-        except RecursionError:
-            return self.bad(item, "values nested too deeply", f"at most {MAX_DEPTH} levels of nesting")
-        except Exception as e:  # noqa: BLE001 - constructors call int(), float(), datetime(), base64 ...
-            return self.bad(item, f"cannot read this value ({_clip(str(e))})", "plain YAML values")
-
-    def mapping(self, item: _Item, keys: Sequence[str], expected: str,
-                keys_expected: str | None = None) -> dict[str, _Item] | None:
-        node = item.node
-        if not isinstance(node, yaml.MappingNode):
+    def mapping(self, item: Item, keys: Sequence[str], expected: str,
+                keys_expected: str | None = None) -> dict[str, Item] | None:
+        if not item.is_mapping:
             self.bad(item, f"{self.describe(item)} is not a mapping", expected)
             return None
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):
-                continue
-            key = key_node.value
-            line = key_node.start_mark.line + 1
-            if key in seen:
-                self.problem(line, self.join(item.path, str(key)),
-                             f"duplicate key (first at line {seen[key]})", "each key once")
-            seen.setdefault(key, line)
-        try:
-            self.loader.flatten_mapping(node)  # `<<: *anchor` merges
-        except yaml.YAMLError as e:
-            self.bad(item, f"bad merge ({getattr(e, 'problem', e)})", "`<<:` followed by a mapping")
+        pairs, problems = self.doc.entries(item)
+        for p in problems:
+            self.report(p)
+        if pairs is None:
             return None
-        out: dict[str, _Item] = {}
-        for key_node, value_node in node.value:
-            key = self.value(_Item(key_node, item.path))
+        out: dict[str, Item] = {}
+        for key_item, value_item in pairs:
+            key = self.value(key_item)
             if key is _INVALID:
                 continue
             if not isinstance(key, str):
-                self.problem(key_node.start_mark.line + 1, item.path, f"key {key!r} is not text",
+                self.problem(key_item, item.path, f"key {key!r} is not text",
                              keys_expected or f"one of {', '.join(keys)}")
                 continue
-            path = self.join(item.path, key)
             if key not in keys:
                 close = difflib.get_close_matches(key, keys, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                self.problem(key_node.start_mark.line + 1, path, f"unknown key{hint}",
+                self.problem(key_item, value_item.path, f"unknown key{hint}",
                              keys_expected or f"one of {', '.join(keys)}")
                 continue
-            out[key] = _Item(value_node, path, key_node)  # a later (own) key overrides a merged one
-            self.lines[path] = out[key].line
+            out[key] = value_item  # a later (own) key overrides a merged one
+            self.lines[value_item.path] = value_item.line
         return out
 
-    def sequence(self, item: _Item, expected: str) -> list[_Item] | None:
-        if not isinstance(item.node, yaml.SequenceNode):
+    def sequence(self, item: Item, expected: str) -> list[Item] | None:
+        if not item.is_list:
             self.bad(item, f"{self.describe(item)} is not a list", expected)
             return None
-        items = []
-        for i, node in enumerate(item.node.value):
-            child = _Item(node, f"{item.path}[{i}]")
+        items = self.doc.elements(item)
+        for child in items:
             self.lines[child.path] = child.line
-            items.append(child)
         return items
 
     @staticmethod
     def join(path: str, key: str) -> str:
         return f"{path}.{key}" if path else key
 
-    def describe(self, item: _Item) -> str:
-        node = item.node
-        if isinstance(node, yaml.MappingNode):
+    def describe(self, item: Item) -> str:
+        if item.is_mapping:
             return "a mapping"
-        if isinstance(node, yaml.SequenceNode):
+        if item.is_list:
             return "a list"
         value = self.value(item)
         if value is None or value == "":
@@ -679,12 +390,12 @@ class _Parser:
 
     # --- typed values (each returns _INVALID after reporting a problem)
 
-    def scalar(self, item: _Item, expected: str) -> Any:
-        if not isinstance(item.node, yaml.ScalarNode):
+    def scalar(self, item: Item, expected: str) -> Any:
+        if not item.is_scalar:
             return self.bad(item, f"{self.describe(item)} is not a single value", expected)
         return self.value(item)
 
-    def integer(self, item: _Item, minimum: int, maximum: int, auto: bool = False, shown_max: str = "") -> Any:
+    def integer(self, item: Item, minimum: int, maximum: int, auto: bool = False, shown_max: str = "") -> Any:
         expected = f"an integer >= {minimum}" + (" or auto" if auto else "") + f", at most {shown_max or maximum}"
         v = self.scalar(item, expected)
         if v is _INVALID:
@@ -699,7 +410,7 @@ class _Parser:
             return self.bad(item, f"{short_repr(v)} is too large", expected)
         return v
 
-    def boolean(self, item: _Item) -> Any:
+    def boolean(self, item: Item) -> Any:
         v = self.scalar(item, "true or false")
         if v is _INVALID:
             return v
@@ -707,7 +418,7 @@ class _Parser:
             return self.bad(item, f"{self.describe(item)} is not true or false", "true or false")
         return v
 
-    def choice(self, item: _Item, choices: Sequence[str]) -> Any:
+    def choice(self, item: Item, choices: Sequence[str]) -> Any:
         expected = " | ".join(choices)
         v = self.scalar(item, expected)
         if v is _INVALID:
@@ -718,7 +429,7 @@ class _Parser:
             return self.bad(item, f"{self.describe(item)} is not allowed{hint}", expected)
         return v
 
-    def token(self, item: _Item) -> Any:
+    def token(self, item: Item) -> Any:
         v = self.scalar(item, _TOKEN_EXPECTED)
         if v is _INVALID:
             return v
@@ -731,7 +442,7 @@ class _Parser:
             return self.bad(item, *wrong)
         return v
 
-    def text_value(self, item: _Item, expected: str) -> Any:
+    def text_value(self, item: Item, expected: str) -> Any:
         v = self.scalar(item, expected)
         if v is _INVALID:
             return v
@@ -744,7 +455,7 @@ class _Parser:
             return self.bad(item, f"{self.describe(item)} {wrong}", expected)
         return v
 
-    def duration(self, item: _Item, key: str, nullable: bool = False) -> Any:
+    def duration(self, item: Item, key: str, nullable: bool = False) -> Any:
         minimum, maximum = TIME_BOUNDS[key]
         expected = duration_expected(minimum, maximum, nullable)
         v = self.scalar(item, expected)
@@ -753,15 +464,11 @@ class _Parser:
         if v is None and nullable:
             return None
         try:
-            ms = parse_duration(v)
-        except DurationError:
-            return self.bad(item, f"{self.describe(item)} is not a duration", expected)
-        wrong = duration_problem(ms, minimum, maximum)
-        if wrong is not None:
-            return self.bad(item, f"{self.describe(item)} {wrong}", expected)
-        return ms
+            return bounded_duration(v, minimum, maximum, nullable=nullable)
+        except DurationError as e:
+            return self.bad(item, f"{self.describe(item)} {e.what}", e.expected)
 
-    def limit(self, item: _Item, parse: Any, expected: str, bounds: tuple[int, int]) -> Any:
+    def limit(self, item: Item, parse: Any, expected: str, bounds: tuple[int, int]) -> Any:
         v = self.scalar(item, expected)
         if v is _INVALID or v is None:
             return v
@@ -778,18 +485,15 @@ class _Parser:
     # --- the schema
 
     def parse(self) -> TournamentConfig:
-        root = self.compose()
+        root = self.doc.root
         if root is None:
-            if not self.problems:
-                self.problem(1, None, "the file is empty", "a mapping with name, variant, bots, ...")
+            self.problem(1, None, "the file is empty", "a mapping with name, variant, bots, ...")
             raise ConfigFileError(self.problems)
-        if not self.check_tree(root):
-            raise ConfigFileError(self.problems)
-        top = self.mapping(_Item(root, ""), TOP_KEYS, "a mapping with name, variant, bots, ... at the top")
+        top = self.mapping(root, TOP_KEYS, "a mapping with name, variant, bots, ... at the top")
         if top is None:
             raise ConfigFileError(self.problems)
 
-        def get(key: str) -> _Item | None:
+        def get(key: str) -> Item | None:
             return top.get(key)
 
         def optional(key: str, default: Any, read: Any) -> Any:
@@ -809,7 +513,8 @@ class _Parser:
                                lambda i: self.integer(i, 1, MAX_CONCURRENCY, auto=True))
         workers = optional("workers", 1, lambda i: self.integer(i, 1, MAX_WORKERS, auto=True))
         time = optional("time", TimeControl(), lambda i: self.time_control(i, TimeControl(), required=True))
-        on_violation = optional("on_violation", "lose-match", lambda i: self.choice(i, VIOLATION_POLICIES))
+        on_violation = optional("on_violation", ViolationPolicy.LOSE_MATCH,
+                                lambda i: self.choice(i, VIOLATION_POLICIES))
         limits = optional("limits", Limits(), self.limits)
         reuse_bots = optional("reuse_bots", False, self.boolean)
         # strict: `sandbox: null` is refused rather than read as "the default", which it could be mistaken
@@ -840,17 +545,18 @@ class _Parser:
         database = output.get("database") or Path("reports") / name / "arena.db"
         report_dir = output.get("report") or Path("reports") / name
         bots_t = tuple(bots)
-        digest = _hash(_result_settings(rules, fmt, challenger, rounds, duplicate, seed, time, on_violation,
+        digest = settings_hash(_result_settings(rules, fmt, challenger, rounds, duplicate, seed, time, on_violation,
                                         bots_t))
         return TournamentConfig(
             name=name, rules=rules, format=fmt, challenger=challenger, rounds=rounds, duplicate=duplicate,
-            seed=seed, concurrency=concurrency, workers=workers, time=time, on_violation=on_violation,
+            seed=seed, concurrency=concurrency, workers=workers, time=time,
+            on_violation=ViolationPolicy(on_violation),
             limits=limits, reuse_bots=reuse_bots, bots=bots_t,
             database=self.cwd / database, report_dir=self.cwd / report_dir,
             source=self.source, text=self.text, hash=digest, sandbox=sandbox, lines=dict(self.lines),
         )
 
-    def check_matches(self, fmt: Any, rounds: Any, n_bots: int, item: _Item) -> None:
+    def check_matches(self, fmt: Any, rounds: Any, n_bots: int, item: Item) -> None:
         """The whole schedule is built (and stored) up front: bound its size, whatever makes it large."""
         if rounds is _INVALID or fmt is _INVALID or n_bots < 2:
             return
@@ -860,7 +566,7 @@ class _Parser:
             self.bad(item, f"{rounds} rounds x {pairings} pairings x 2 = {total} matches",
                      f"at most {MAX_MATCHES} matches in all (fewer rounds or fewer bots)")
 
-    def required(self, mapping: dict[str, _Item], key: str, line: int, read: Any, expected: str,
+    def required(self, mapping: dict[str, Item], key: str, line: int, read: Any, expected: str,
                  path: str = "") -> Any:
         item = mapping.get(key)
         if item is None:
@@ -868,9 +574,9 @@ class _Parser:
             return _INVALID
         return read(item)
 
-    def variant(self, item: _Item) -> Any:
+    def variant(self, item: Item) -> Any:
         known = ", ".join(PRESETS)
-        if isinstance(item.node, yaml.ScalarNode):
+        if item.is_scalar:
             v = self.value(item)
             if v is _INVALID:
                 return v
@@ -880,7 +586,7 @@ class _Parser:
                 return self.bad(item, f"unknown variant {self.describe(item)}{hint}",
                                 f"one of {known}, or a mapping {{preset: ..., <rule>: <value>}}")
             return PRESETS[v]
-        if not isinstance(item.node, yaml.MappingNode):
+        if not item.is_mapping:
             return self.bad(item, f"{self.describe(item)} is not a variant",
                             f"one of {known}, or a mapping {{preset: ..., <rule>: <value>}}")
         rule_names = [f.name for f in dataclasses.fields(RuleSet)]
@@ -913,7 +619,7 @@ class _Parser:
                 prefix = f"rule {key.replace('-', '_')}: "
                 if message.startswith(prefix):
                     what, _, expected = message[len(prefix):].partition("; expected ")
-                    self.bad(child, _clip(what), expected or "a value the rule allows (see `arena rules`)")
+                    self.bad(child, clip(what), expected or "a value the rule allows (see `arena rules`)")
                     ok = False
                     continue
             overrides[key] = value
@@ -923,9 +629,9 @@ class _Parser:
             return base.with_overrides(overrides)
         except RulesError as e:
             what, _, expected = str(e).partition("; expected ")
-            return self.bad(item, _clip(what), expected or "rule parameters that fit together (see docs/RULES.md)")
+            return self.bad(item, clip(what), expected or "rule parameters that fit together (see docs/RULES.md)")
 
-    def time_control(self, item: _Item, base: TimeControl, required: bool = False) -> Any:
+    def time_control(self, item: Item, base: TimeControl, required: bool = False) -> Any:
         entries = self.mapping(item, TIME_KEYS, "a mapping with move, bank, handshake, grace")
         if entries is None:
             return _INVALID
@@ -936,13 +642,13 @@ class _Parser:
             return _INVALID
         return dataclasses.replace(base, **changes)
 
-    def limits(self, item: _Item) -> Any:
+    def limits(self, item: Item) -> Any:
         entries = self.mapping(item, LIMIT_KEYS, "a mapping with memory, cpu, processes, file_size")
         if entries is None:
             return _INVALID
         readers = {
             "memory": ("memory_bytes", parse_size, MEMORY_BOUNDS),
-            "cpu": ("cpu_seconds", _cpu_seconds, CPU_BOUNDS),
+            "cpu": ("cpu_seconds", parse_cpu_seconds, CPU_BOUNDS),
             "processes": ("processes", _count, PROCESS_BOUNDS),
             "file_size": ("file_size_bytes", parse_size, FILE_SIZE_BOUNDS),
         }
@@ -954,22 +660,22 @@ class _Parser:
             return _INVALID
         return dataclasses.replace(Limits(), **changes)
 
-    def output(self, item: _Item) -> Any:
-        if isinstance(item.node, yaml.ScalarNode) and self.value(item) is None:
+    def output(self, item: Item) -> Any:
+        if item.is_scalar and self.value(item) is None:
             return {}
         entries = self.mapping(item, OUTPUT_KEYS, "a mapping with database and/or report")
         if entries is None:
             return {}
         out: dict[str, Path] = {}
         for key, child in entries.items():
-            if isinstance(child.node, yaml.ScalarNode) and self.value(child) is None:
+            if child.is_scalar and self.value(child) is None:
                 continue
             v = self.text_value(child, "a path (relative to the current directory)")
             if v is not _INVALID:
                 out[key] = Path(os.path.expanduser(v))
         return out
 
-    def bots(self, entries: list[_Item], time: TimeControl) -> list[BotConfig]:
+    def bots(self, entries: list[Item], time: TimeControl) -> list[BotConfig]:
         bots: list[BotConfig] = []
         names: dict[str, int] = {}
         for entry in entries:
@@ -1010,8 +716,8 @@ class _Parser:
             bots.append(bot)
         return bots
 
-    def command(self, item: _Item) -> Any:
-        if isinstance(item.node, yaml.SequenceNode):
+    def command(self, item: Item) -> Any:
+        if item.is_list:
             parts = self.value(item)
             if parts is _INVALID:
                 return parts
@@ -1034,7 +740,7 @@ class _Parser:
         except BotSpecError as e:
             return self.bad(item, str(e), _COMMAND_TEXT_EXPECTED)
 
-    def check_runnable(self, bot: BotConfig, fields: dict[str, _Item]) -> None:
+    def check_runnable(self, bot: BotConfig, fields: dict[str, Item]) -> None:
         try:
             check_command(bot.command, bot.command_text, self.base_dir)
         except BotSpecError as e:
@@ -1042,8 +748,8 @@ class _Parser:
         if bot.cwd is not None and not bot.cwd.is_dir():
             self.bad(fields["cwd"], f"directory {bot.cwd} not found", _CWD_EXPECTED)
 
-    def check_format(self, fmt: Any, challenger: Any, fmt_item: _Item | None, ch_item: _Item | None,
-                     bots: list[BotConfig], bots_item: _Item | None) -> None:
+    def check_format(self, fmt: Any, challenger: Any, fmt_item: Item | None, ch_item: Item | None,
+                     bots: list[BotConfig], bots_item: Item | None) -> None:
         names = [b.name for b in bots]
         if fmt == "gauntlet":
             if ch_item is None:
@@ -1076,7 +782,7 @@ def _os_text_problem(text: str) -> str | None:
 
 def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise DurationError(f"{value!r} is not an integer")
+        raise DurationError(value, "is not an integer", "an integer")
     return value
 
 
@@ -1098,6 +804,7 @@ def _result_settings(
     }
 
 
-def _hash(settings: Mapping[str, Any]) -> str:
+def settings_hash(settings: Mapping[str, Any]) -> str:
+    """The identity of a tournament's results (`TournamentConfig.hash`): a digest of its settings as JSON."""
     canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()

@@ -12,45 +12,24 @@ since they follow the file's order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 
+from arena.referee.record import MatchSpec
 from arena.seeds import derive_seed
 from arena.tournament.config import TournamentConfig
 
-__all__ = ["MatchSpec", "build_schedule", "pairings"]
+__all__ = ["MatchSpec", "build_schedule", "pairings", "schedule"]
 
 
-@dataclass(frozen=True)
-class MatchSpec:
-    """One match to play.
-
-    ``pairing`` is the two bots in config order; ``game`` 0 seats ``pairing[0]`` in seat 0, game 1 swaps.
-    ``deal_seed`` seeds the deals; ``match_seed`` any other random choice the referee makes for this match
-    (e.g. a substituted random move). ``order`` is the position in the schedule (0-based).
-    """
-
-    match_id: str
-    pairing: tuple[str, str]
-    pair_index: int
-    game: int
-    seat0: str
-    seat1: str
-    deal_seed: int
-    match_seed: int
-    order: int
-
-
-def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
+def pairings(names: Sequence[str], challenger: str | None = None) -> list[tuple[str, str]]:
     """The pairings, each in config order, in the order a round plays them.
 
     Round robin uses the circle method, so each consecutive block of pairings has every bot at most once
     (with N matches running at once, early results spread over all bots). Gauntlet: the challenger against
     each other bot in config order.
     """
-    names = [b.name for b in config.bots]
-    if config.format == "gauntlet":
-        assert config.challenger is not None
-        return [(config.challenger, n) for n in names if n != config.challenger]
+    if challenger is not None:
+        return [(challenger, n) for n in names if n != challenger]
     position = {n: i for i, n in enumerate(names)}
     ring: list[str | None] = list(names) + ([None] if len(names) % 2 else [])
     out: list[tuple[str, str]] = []
@@ -63,16 +42,36 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     return out
 
 
-def build_schedule(config: TournamentConfig) -> list[MatchSpec]:
-    """Every match of the tournament in playing order; the same config always gives the same list."""
+def build_schedule(config: TournamentConfig, seed: int | None = None) -> list[MatchSpec]:
+    """Every match of the tournament in playing order; the same config always gives the same list.
+
+    ``seed`` stands in for a config without ``seed:`` (the run draws one, or takes the stored one).
+    """
+    tournament_seed = config.seed if seed is None else seed
+    assert tournament_seed is not None, "a tournament without a seed is scheduled with the one drawn for it"
+    challenger = config.challenger if config.format == "gauntlet" else None
+    return schedule([b.name for b in config.bots], config.rounds, tournament_seed, config.duplicate, challenger)
+
+
+def schedule(
+    names: Sequence[str], rounds: int, seed: int, duplicate: bool = True, challenger: str | None = None,
+    limit: int | None = None,
+) -> list[MatchSpec]:
+    """The schedule of a round robin (or, with ``challenger``, a gauntlet) between ``names``.
+
+    ``limit`` cuts it after that many matches: `arena match --matches 5` plays the first five matches of a
+    two-bot round robin of three rounds, so it and `arena run` give the same two bots the same deals.
+    """
     specs: list[MatchSpec] = []
-    for pair_index in range(config.rounds):
-        for a, b in pairings(config):
+    for pair_index in range(rounds):
+        for a, b in pairings(names, challenger):
             lo, hi = sorted((a, b))  # seeds by name, not by position in the file
             for game in (0, 1):
+                if limit is not None and len(specs) >= limit:
+                    return specs
                 seat0, seat1 = (a, b) if game == 0 else (b, a)
-                deal_parts: tuple[object, ...] = (config.seed, lo, hi, pair_index, "deals")
-                if not config.duplicate:
+                deal_parts: tuple[object, ...] = (seed, lo, hi, pair_index, "deals")
+                if not duplicate:
                     deal_parts += (seat0,)
                 specs.append(MatchSpec(
                     match_id=f"{a}-vs-{b}-p{pair_index}-g{game}",
@@ -82,7 +81,7 @@ def build_schedule(config: TournamentConfig) -> list[MatchSpec]:
                     seat0=seat0,
                     seat1=seat1,
                     deal_seed=derive_seed(*deal_parts),
-                    match_seed=derive_seed(config.seed, lo, hi, pair_index, "match", seat0),
+                    match_seed=derive_seed(seed, lo, hi, pair_index, "match", seat0),
                     order=len(specs),
                 ))
     return specs

@@ -17,8 +17,9 @@ import json
 import os
 import sqlite3
 import statistics
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ from typing import Any
 import sqlite_utils
 
 from arena.errors import StoreError
-from arena.referee.record import MatchRecord
+from arena.game.hand import parse_seat_action
+from arena.referee.record import MatchRecord, MatchSpec
+from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
 
 
 def _now() -> str:
@@ -198,7 +201,7 @@ class Store:
         rules: dict[str, Any],
         seed: int,
         fmt: str,
-        schedule: Iterable[dict[str, Any]],
+        schedule: Iterable[MatchSpec],
         bots: Iterable[dict[str, Any]],
         force: bool = False,
     ) -> None:
@@ -247,7 +250,8 @@ class Store:
             for bot in bots:
                 db.table("bots").upsert({"tournament": name, **bot}, pk=("tournament", "name"))
             db.table("matches").insert_all(
-                ({"tournament": name, "status": "pending", **row} for row in schedule), pk="id", ignore=True
+                ({"tournament": name, "status": "pending", **_spec_row(spec)} for spec in schedule), pk="id",
+                ignore=True,
             )
             db.execute("UPDATE matches SET status = 'pending' WHERE tournament = ? AND status = 'running'", [name])
 
@@ -263,9 +267,10 @@ class Store:
                                                  "updated_at": _now()})
 
     # ----------------------------------------------------------------- matches
-    def pending(self, name: str) -> list[dict[str, Any]]:
-        return list(self.db.table("matches").rows_where(
-            "tournament = ? AND status != 'done'", [name], order_by="ord"))
+    def pending(self, name: str) -> list[MatchSpec]:
+        """The matches still to play, in schedule order."""
+        return [_row_spec(row) for row in self.db.table("matches").rows_where(
+            "tournament = ? AND status != 'done'", [name], order_by="ord", select=_SPEC_COLUMNS)]
 
     def count(self, name: str, status: str | None = None) -> int:
         if status is None:
@@ -286,7 +291,7 @@ class Store:
             db.table("deals").insert_all(
                 {
                     "match_id": rec.match_id, "idx": i, "dealer": d["dealer"], "trump": d["trump"],
-                    "deck": d["deck"], "actions": " ".join(a.replace(" ", ":") for a in d["actions"]),
+                    "deck": d["deck"], "actions": " ".join(d["actions"]),  # each 0:play:Th
                     "winner": d["winner"], "game_points": d["game_points"], "reason": d["reason"],
                     "points0": (d["points"] or [None, None])[0], "points1": (d["points"] or [None, None])[1],
                     "tricks0": (d["tricks"] or [None, None])[0], "tricks1": (d["tricks"] or [None, None])[1],
@@ -322,8 +327,365 @@ class Store:
                 "started_at": rec.started_at, "finished_at": _now(), "duration_s": rec.duration_s,
             })
 
+    def outcomes(self, name: str) -> list[tuple[str | None, tuple[str, str]]]:
+        """Each finished match's winner (None for none) and its two bots by seat, in schedule order."""
+        return [(row["winner"], (row["seat0"], row["seat1"])) for row in self.db.table("matches").rows_where(
+            "tournament = ? AND status = 'done'", [name], order_by="ord", select="winner, seat0, seat1")]
+
     def results(self, name: str) -> list[dict[str, Any]]:
         return list(self.db.table("matches").rows_where("tournament = ? AND status = 'done'", [name], order_by="ord"))
+
+    # ----------------------------------------------------------------- reads
+    # Typed reads for the report and the CLI: frozen values (the Stored* types below) or the standings'
+    # facts, never rows keyed by column name, so nothing outside this module knows the schema. Plain
+    # SELECTs: a report can be rendered while `arena run` writes.
+    def tournament_info(self, name: str | None = None) -> StoredTournament:
+        """The tournament (the only one, unless ``name`` is given)."""
+        return _stored_tournament(self.tournament(name))
+
+    def bots(self, tournament: str) -> list[StoredBot]:
+        """The tournament's bots, in config order."""
+        return [_stored_bot(r) for r in self.db.query(
+            "SELECT * FROM bots WHERE tournament = ? ORDER BY rowid", [tournament])]
+
+    def matches(self, tournament: str) -> list[StoredMatch]:
+        """Every scheduled match, in schedule order, finished or not."""
+        return [_stored_match(r) for r in self.db.query(
+            "SELECT * FROM matches WHERE tournament = ? ORDER BY ord", [tournament])]
+
+    def match_facts(self, tournament: str, think_times: bool = True) -> list[MatchFacts]:
+        """What the standings count of every finished match, in schedule order. Built by the same function
+        as `record_facts` builds them from a MatchRecord, so the report and `arena match` cannot disagree.
+
+        ``think_times=False`` leaves every ``think_ms`` empty: reading every decision's time is most of the
+        cost, and the index (re-rendered every few seconds while a tournament runs) shows none."""
+        # Plain tuples, not sqlite-utils' dicts: the live index reads this every few seconds.
+        done = "FROM matches m WHERE m.tournament = ? AND m.status = 'done'"
+        run = self.db.conn.execute
+        deals: dict[str, list[DealFacts]] = {}
+        for match_id, winner, game_points, actions in run(
+                "SELECT d.match_id, d.winner, d.game_points, d.actions FROM deals d "
+                f"WHERE d.match_id IN (SELECT m.id {done}) ORDER BY d.match_id, d.idx", [tournament]):
+            deals.setdefault(match_id, []).append(_deal_facts(winner, game_points, actions or ""))
+        terms: dict[str, list[TerminationFacts]] = {}
+        for match_id, bot, kind in run("SELECT t.match_id, t.bot, t.kind FROM terminations t "
+                                       f"WHERE t.match_id IN (SELECT m.id {done}) ORDER BY t.id", [tournament]):
+            terms.setdefault(match_id, []).append(TerminationFacts(bot, kind))
+        think: dict[str, list[list[float]]] = {}
+        if think_times:
+            for match_id, seat, think_ms in run("SELECT s.match_id, s.seat, s.think_ms FROM seats s "
+                                                f"WHERE s.match_id IN (SELECT m.id {done})", [tournament]):
+                if seat in (0, 1):
+                    think.setdefault(match_id, [[], []])[seat] = _think_ms(think_ms)
+        matches = run(f"SELECT m.id, m.seat0, m.seat1, m.winner_seat, m.score0, m.score1 {done} ORDER BY m.ord",
+                      [tournament])
+        return [
+            _match_facts(match_id, (seat0, seat1), winner, (score0, score1), deals.get(match_id, ()),
+                         terms.get(match_id, ()), think.get(match_id, ((), ())))
+            for match_id, seat0, seat1, winner, score0, score1 in matches
+        ]
+
+    def deals(self, match_id: str) -> list[StoredDeal]:
+        """A match's deals, in order."""
+        return [StoredDeal.from_row(r) for r in self.db.query(
+            "SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [match_id])]
+
+    def match_terminations(self, match_id: str) -> list[StoredTermination]:
+        """A match's terminations, in the order they happened."""
+        return [_stored_termination(r) for r in self.db.query(
+            "SELECT * FROM terminations WHERE match_id = ? ORDER BY id", [match_id])]
+
+    def terminations(self, tournament: str) -> list[StoredTermination]:
+        """Every termination in the tournament's finished matches, in schedule order."""
+        return [_stored_termination(r) for r in self.db.query(
+            "SELECT t.* FROM terminations t JOIN matches m ON m.id = t.match_id "
+            "WHERE m.tournament = ? AND m.status = 'done' ORDER BY m.ord, t.id", [tournament])]
+
+    def seats(self, match_id: str) -> list[StoredSeat]:
+        """A match's seats (with their transcripts), by seat; a seat with neither row is left out."""
+        seats = {r["seat"]: r for r in self.db.query("SELECT * FROM seats WHERE match_id = ?", [match_id])}
+        transcripts = {r["seat"]: r for r in self.db.query("SELECT * FROM transcripts WHERE match_id = ?",
+                                                            [match_id])}
+        return [_stored_seat(s, seats.get(s, {}), transcripts.get(s, {}))
+                for s in sorted(set(seats) | set(transcripts))]
+
+    def hellos(self, tournament: str) -> dict[str, dict[str, Any]]:
+        """Per bot, what it said of itself in its last handshake (name and extras) in the finished matches;
+        bots that never said anything are left out."""
+        out: dict[str, dict[str, Any]] = {}
+        for r in self.db.query("SELECT s.bot, s.hello FROM seats s JOIN matches m ON m.id = s.match_id "
+                               "WHERE m.tournament = ? AND m.status = 'done' ORDER BY m.ord", [tournament]):
+            hello = _json(r["hello"], {})
+            if isinstance(hello, dict) and hello:
+                out[r["bot"]] = hello  # the last one wins
+        return out
+
+
+def _spec_row(spec: MatchSpec) -> dict[str, Any]:
+    return {
+        "id": spec.match_id, "ord": spec.order, "bot_a": spec.pairing[0], "bot_b": spec.pairing[1],
+        "pair_index": spec.pair_index, "game": spec.game, "seat0": spec.seat0, "seat1": spec.seat1,
+        "deal_seed": spec.deal_seed, "match_seed": spec.match_seed,
+    }
+
+
+_SPEC_COLUMNS = "id, ord, bot_a, bot_b, pair_index, game, seat0, seat1, deal_seed, match_seed"
+
+
+def _row_spec(row: dict[str, Any]) -> MatchSpec:
+    return MatchSpec(match_id=row["id"], pairing=(row["bot_a"], row["bot_b"]), pair_index=row["pair_index"],
+                     game=row["game"], seat0=row["seat0"], seat1=row["seat1"], deal_seed=row["deal_seed"],
+                     match_seed=row["match_seed"], order=row["ord"])
+
+
+# --------------------------------------------------------------------------------- what the reads return
+@dataclass(frozen=True)
+class StoredTournament:
+    """The tournament (table ``tournaments``, docs/DATABASE.md)."""
+
+    name: str
+    config_path: str | None
+    config_text: str | None  # the YAML file's full text at the time of the run
+    config_hash: str | None
+    variant: str | None
+    rules: dict[str, Any]  # the resolved rule set; {} when the stored JSON cannot be read
+    seed: int | None
+    format: str | None
+    total_matches: int | None
+    created_at: str | None  # ISO 8601 UTC
+    updated_at: str | None
+    status: str  # "running" or "done"
+
+
+@dataclass(frozen=True)
+class StoredBot:
+    """One bot of the tournament (table ``bots``)."""
+
+    name: str
+    command: str | None  # as written in the config
+    argv: tuple[str, ...] | str  # the command as started; the stored text itself when it is not a JSON list
+    hash: str | None  # fingerprint of what the command runs
+    build_output: str | None
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """One scheduled match (its MatchSpec, as `begin` stored it) and, once it is done, its result
+    (table ``matches``)."""
+
+    spec: MatchSpec
+    status: str  # "pending", "running" or "done"
+    winner: str | None  # None until done, and for an abandoned match
+    winner_seat: int | None
+    score: tuple[int | None, int | None]  # game points by seat
+    reason: str | None  # "target", or the termination that decided the match
+    termination: str | None  # that termination's kind and offender, when there is one
+    terminated_bot: str | None
+    deals: int | None  # deals played
+    substitutions: tuple[int, int]  # random legal actions the referee played, by seat
+    max_lag_ms: float | None
+    started_at: str | None
+    finished_at: str | None
+    duration_s: float | None
+
+    @property
+    def match_id(self) -> str:
+        return self.spec.match_id
+
+    @property
+    def seat0(self) -> str:
+        return self.spec.seat0
+
+    @property
+    def seat1(self) -> str:
+        return self.spec.seat1
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        return self.spec.seat0, self.spec.seat1
+
+    @property
+    def done(self) -> bool:
+        return self.status == "done"
+
+
+@dataclass(frozen=True)
+class StoredDeal:
+    """One deal of a match (table ``deals``); ``(rules, deck, dealer, actions)`` replays it."""
+
+    idx: int
+    dealer: int | None  # seat
+    trump: str | None  # the turned trump card, e.g. "Ah"
+    deck: str  # the shuffled deck, space-separated, in dealing order
+    actions: tuple[str, ...]  # every action in order, "<seat>:<action token>" (arena.game.parse_seat_action)
+    winner: int | None  # seat; None for a deal cut short by a forfeited match
+    game_points: int | None
+    reason: str | None  # how the deal ended (a DealEndReason's text, or "forfeit")
+    points: tuple[int | None, int | None]  # card points by seat
+    tricks: tuple[int | None, int | None]  # tricks by seat
+    forfeit: bool  # the referee ended the deal for a violation
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> StoredDeal:
+        """A deal from a row of the deals table, or a mapping with some of its columns (others are NULL)."""
+        get = row.get
+        return cls(
+            idx=get("idx") or 0, dealer=get("dealer"), trump=get("trump"), deck=get("deck") or "",
+            actions=tuple((get("actions") or "").split()), winner=get("winner"), game_points=get("game_points"),
+            reason=get("reason"), points=(get("points0"), get("points1")), tricks=(get("tricks0"), get("tricks1")),
+            forfeit=bool(get("forfeit")),
+        )
+
+
+@dataclass(frozen=True)
+class StoredTermination:
+    """One violation (table ``terminations``; the kinds are listed in docs/PROTOCOL.md)."""
+
+    match_id: str
+    kind: str
+    seat: int | None
+    bot: str
+    detail: str | None
+    line: str | None  # the offending line (capped), if a line caused it
+    deal: int | None  # deal index, None before the first deal
+    at_ms: float | None  # since the match started
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """One seat of a match: its think times and handshake (table ``seats``) and its transcript
+    (table ``transcripts``); a value the database lacks is None (or empty)."""
+
+    seat: int
+    bot: str | None
+    decisions: int | None
+    think_median_ms: float | None
+    think_max_ms: float | None
+    hello: dict[str, Any]  # the name and extras the bot gave in its handshake
+    transcript: list[Any] | str  # the protocol lines ([ms, direction, text] each); the text if it is not a JSON list
+    stderr: str
+
+
+def _json(text: str | None, default: Any) -> Any:
+    """The stored JSON ``text``, ``default`` when there is none, the text itself when it is not JSON."""
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _stored_tournament(r: Mapping[str, Any]) -> StoredTournament:
+    rules = _json(r.get("rules"), {})
+    return StoredTournament(
+        name=r["name"], config_path=r.get("config_path"), config_text=r.get("config_text"),
+        config_hash=r.get("config_hash"), variant=r.get("variant"), rules=rules if isinstance(rules, dict) else {},
+        seed=r.get("seed"), format=r.get("format"), total_matches=r.get("total_matches"),
+        created_at=r.get("created_at"), updated_at=r.get("updated_at"), status=r.get("status") or "running",
+    )
+
+
+def _stored_bot(r: Mapping[str, Any]) -> StoredBot:
+    argv = _json(r["argv"], [])
+    return StoredBot(name=r["name"], command=r["command"], hash=r["hash"], build_output=r["build_output"],
+                     argv=tuple(str(a) for a in argv) if isinstance(argv, list) else str(argv))
+
+
+def _stored_match(r: dict[str, Any]) -> StoredMatch:
+    return StoredMatch(
+        spec=_row_spec(r), status=r["status"], winner=r["winner"], winner_seat=r["winner_seat"],
+        score=(r["score0"], r["score1"]), reason=r["reason"], termination=r["termination"],
+        terminated_bot=r["terminated_bot"], deals=r["deals"],
+        substitutions=(r["substitutions0"] or 0, r["substitutions1"] or 0), max_lag_ms=r["max_lag_ms"],
+        started_at=r["started_at"], finished_at=r["finished_at"], duration_s=r["duration_s"],
+    )
+
+
+def _stored_termination(r: Mapping[str, Any]) -> StoredTermination:
+    return StoredTermination(match_id=r["match_id"], kind=r["kind"], seat=r["seat"], bot=r["bot"],
+                             detail=r["detail"], line=r["line"], deal=r["deal"], at_ms=r["at_ms"])
+
+
+def _stored_seat(seat: int, s: Mapping[str, Any], t: Mapping[str, Any]) -> StoredSeat:
+    hello = _json(s.get("hello"), {})
+    lines = _json(t.get("lines"), [])
+    return StoredSeat(
+        seat=seat, bot=s.get("bot") or t.get("bot"), decisions=s.get("decisions"),
+        think_median_ms=s.get("think_median_ms"), think_max_ms=s.get("think_max_ms"),
+        hello=hello if isinstance(hello, dict) else {},
+        transcript=lines if isinstance(lines, list | str) else str(t.get("lines")), stderr=t.get("stderr") or "",
+    )
+
+
+def _think_ms(text: str | None) -> list[float]:
+    values = _json(text, [])
+    if not isinstance(values, list):
+        return []
+    try:
+        return list(map(float, values))  # what `save` writes: fast, in C
+    except (TypeError, ValueError):
+        return [v for v in values if isinstance(v, int | float)]
+
+
+# The standings' facts of a match, from a MatchRecord (`record_facts`) or from its rows (`Store.match_facts`):
+# both go through `_match_facts` and `_deal_facts`, so `arena match` and the report count alike.
+def record_facts(rec: MatchRecord) -> MatchFacts:
+    """What the standings count of a finished match (`Store.match_facts` reads the same back)."""
+    return _match_facts(
+        rec.match_id, rec.bots, rec.winner, rec.score,
+        [_deal_facts(d.get("winner"), d.get("game_points"), " ".join(d.get("actions") or ())) for d in rec.deals],
+        [TerminationFacts(t.bot, str(t.kind)) for t in rec.terminations], rec.think_ms,
+    )
+
+
+def _match_facts(
+    match_id: str,
+    bots: Sequence[str],
+    winner: int | None,
+    score: Sequence[int | None],
+    deals: Iterable[DealFacts],
+    terminations: Iterable[TerminationFacts],
+    think_ms: Sequence[Iterable[float]],
+) -> MatchFacts:
+    return MatchFacts(
+        match_id, (bots[0], bots[1]), winner if winner in (0, 1) else None, (score[0] or 0, score[1] or 0),
+        tuple(deals), tuple(terminations), (tuple(think_ms[0]), tuple(think_ms[1])),
+    )
+
+
+def _deal_facts(winner: int | None, game_points: int | None, actions: str) -> DealFacts:
+    """A deal's facts from its winner, game points and actions (space-separated, as the database holds them)."""
+    counts = [0, 0, 0, 0]  # closes by seat, marriages by seat
+    if "close" in actions or "marriage" in actions:  # else there is nothing to count: skip the parsing
+        for text in actions.split():
+            i = _COUNTED.get(text)
+            if i is None:
+                if len(_COUNTED) > 10_000:  # only a corrupt database has that many different actions
+                    _COUNTED.clear()
+                i = _COUNTED[text] = _counted(text)
+            if i >= 0:
+                counts[i] += 1
+    decided = winner in (0, 1)
+    return DealFacts(winner if decided else None, (game_points or 0) if decided else 0,
+                     (counts[0], counts[1]), (counts[2], counts[3]))
+
+
+def _counted(text: str) -> int:
+    """Where `_deal_facts` counts an action: 0/1 a close by seat 0/1, 2/3 a marriage, -1 nowhere (also for
+    an action that cannot be read: a corrupt row counts for nothing, and its replay shows where it is)."""
+    try:
+        seat, action = parse_seat_action(text)
+    except ValueError:
+        return -1
+    if action.kind == "close":
+        return seat
+    if action.kind == "marriage":
+        return 2 + seat
+    return -1
+
+
+_COUNTED: dict[str, int] = {}  # action text -> where it counts: a tournament repeats the same few hundred
 
 
 # --------------------------------------------------------------------------------- one writer, --fresh

@@ -1,10 +1,11 @@
 """Referee worker processes: `workers: N` in a config runs N of these, each its own trio loop.
 
-The boundary is the one a distributed backend would have: a worker takes match specs and returns match
-records, as JSON lines on its stdin/stdout. Only the parent writes the database and the report.
+The boundary is the one a distributed backend has: a worker takes match specs and returns match records,
+as JSON lines on its stdin/stdout. It plays every match it is given at once; the parent's runner decides
+how many that is (the one owner of concurrency). Only the parent writes the database and the report.
 
-    parent -> worker   {"setup": {...players, rules, policy, reuse, concurrency}}
-    parent -> worker   {"match": {"id", "seat0", "seat1", "deal_seed", "match_seed"}}
+    parent -> worker   {"setup": {...players, rules, policy, reuse, cpu}}
+    parent -> worker   {"match": MatchSpec.to_dict()}
     worker -> parent   {"record": MatchRecord.to_dict()}
     parent closes stdin: the worker finishes what it has and exits.
 """
@@ -12,10 +13,10 @@ records, as JSON lines on its stdin/stdout. Only the parent writes the database 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ import trio
 from arena.game.variants import RuleSet
 from arena.referee.clock import TimeControl
 from arena.referee.match import Player
+from arena.referee.policy import ViolationPolicy
 from arena.referee.pool import MatchPool
 from arena.referee.process import BotSpec, DirectProcess, Limits, die_with_parent
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, MatchSpec
 
 
 def player_to_dict(p: Player) -> dict[str, Any]:
@@ -50,20 +52,18 @@ def player_from_dict(d: dict[str, Any]) -> Player:
 async def _worker_main() -> None:
     stdin = trio.lowlevel.FdStream(0)
     out = trio.lowlevel.FdStream(1)
-    buf = b""
-    setup: dict[str, Any] | None = None
     write_lock = trio.Lock()
+    buf = b""
 
     async with trio.open_nursery() as nursery:
         pool: MatchPool | None = None
-        limiter = trio.CapacityLimiter(1)
         players: dict[str, Player] = {}
         rules: RuleSet | None = None
+        policy = ViolationPolicy.LOSE_MATCH
 
-        async def run_one(row: dict[str, Any]) -> None:
-            assert pool is not None and rules is not None and setup is not None
-            async with limiter:
-                rec = await pool.play(row, players, rules, setup["policy"])
+        async def play(spec: MatchSpec) -> None:
+            assert pool is not None and rules is not None
+            rec = await pool.play(spec, players, rules, policy)
             data = (json.dumps({"record": rec.to_dict()}) + "\n").encode()
             async with write_lock:
                 await out.send_all(data)
@@ -83,10 +83,10 @@ async def _worker_main() -> None:
                             os.sched_setaffinity(0, {setup["cpu"]})
                         players = {d["name"]: player_from_dict(d) for d in setup["players"]}
                         rules = RuleSet.from_dict({"preset": "santase", **setup["rules"]})
-                        limiter.total_tokens = max(1, int(setup["concurrency"]))
+                        policy = ViolationPolicy(setup["policy"])
                         pool = MatchPool(nursery, bool(setup["reuse"]))
                     else:
-                        matches.start_soon(run_one, msg["match"])
+                        matches.start_soon(play, MatchSpec.from_dict(msg["match"]))
         if pool is not None:
             await pool.close()
         nursery.cancel_scope.cancel()
@@ -100,75 +100,94 @@ def main() -> None:
 
 
 # ----------------------------------------------------------------------------------------- the parent
-async def run_in_workers(
-    workers: int,
-    setup: dict[str, Any],
-    rows: list[dict[str, Any]],
-    on_started: Callable[[dict[str, Any]], None],
-    on_record: Callable[[MatchRecord], None],
-) -> None:
-    """Spread the rows over ``workers`` processes, keeping each one's slots full, in schedule order."""
-    per_worker = max(1, math.ceil(setup["concurrency"] / workers))
-    queue = list(reversed(rows))
-    async with trio.open_nursery() as nursery:
-        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        for i in range(workers):
-            # One CPU per worker when there are enough: its bots inherit the mask, and a pipe round trip
-            # between processes on one CPU costs a fraction of one that wakes the other CPU.
-            cpu = cpus[i] if len(cpus) >= workers else None
-            nursery.start_soon(_drive_worker, {**setup, "concurrency": per_worker, "cpu": cpu}, per_worker, queue,
-                               on_started, on_record)
+class WorkerDied(RuntimeError):
+    """A referee worker process exited while it still had matches to play."""
 
 
-async def _drive_worker(
-    setup: dict[str, Any],
-    slots: int,
-    queue: list[dict[str, Any]],
-    on_started: Callable[[dict[str, Any]], None],
-    on_record: Callable[[MatchRecord], None],
-) -> None:
-    # From the main thread with a parent-death signal: if `arena run` is killed, its workers (and so the
-    # sandboxes of their bots, which die with them) go at once instead of finishing their matches.
-    proc = DirectProcess.spawn([sys.executable, "-m", "arena.tournament.worker"], None, None,
-                               die_with_parent(os.getpid()), new_session=False, capture_stderr=False)
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        await proc.stdin.send_all((json.dumps({"setup": setup}) + "\n").encode())
-        in_flight = 0
+class _Worker:
+    """One worker process, seen from the parent: the matches it is playing, each awaiting its record."""
 
-        async def feed() -> None:
-            nonlocal in_flight
-            assert proc.stdin is not None
-            data = b""
-            while in_flight < slots and queue:
-                row = queue.pop()
-                on_started(row)
-                in_flight += 1
-                data += (json.dumps({"match": row}) + "\n").encode()
-            if data:
-                await proc.stdin.send_all(data)
-            if not queue and in_flight == 0:
-                await proc.stdin.aclose()
+    def __init__(self, proc: DirectProcess) -> None:
+        self.proc = proc
+        self.waiting: dict[str, tuple[trio.Event, list[MatchRecord]]] = {}
+        self.error: WorkerDied | None = None
+        self.send_lock = trio.Lock()  # one writer at a time on the pipe (trio refuses two)
 
-        await feed()
+    async def read_records(self) -> None:
+        assert self.proc.stdout is not None
         buf = b""
-        while in_flight or queue:
-            chunk = await proc.stdout.receive_some(1 << 20)
+        while True:
+            chunk = await self.proc.stdout.receive_some(1 << 20)
             if not chunk:
-                raise RuntimeError(f"referee worker {proc.pid} exited unexpectedly ({await proc.wait()})")
+                break
             buf += chunk
             *lines, buf = buf.split(b"\n")
             for line in lines:
                 rec = MatchRecord.from_dict(json.loads(line)["record"])
-                in_flight -= 1
-                on_record(rec)
-            await feed()
-        await proc.wait()
+                done, box = self.waiting.pop(rec.match_id)
+                box.append(rec)
+                done.set()
+        self.error = WorkerDied(f"referee worker {self.proc.pid} exited unexpectedly ({await self.proc.wait()})")
+        for done, _ in self.waiting.values():
+            done.set()
+
+    async def play(self, spec: MatchSpec) -> MatchRecord:
+        assert self.proc.stdin is not None
+        if self.error is not None:
+            raise self.error
+        done, box = self.waiting[spec.match_id] = (trio.Event(), [])
+        async with self.send_lock:
+            await self.proc.stdin.send_all((json.dumps({"match": spec.to_dict()}) + "\n").encode())
+        await done.wait()
+        if not box:
+            assert self.error is not None
+            raise self.error
+        return box[0]
+
+
+class WorkerExecutor:
+    """Hands each match to the worker with the fewest matches in flight."""
+
+    def __init__(self, workers: list[_Worker]) -> None:
+        self.workers = workers
+
+    async def play(self, spec: MatchSpec) -> MatchRecord:
+        worker = min(self.workers, key=lambda w: len(w.waiting))
+        return await worker.play(spec)
+
+
+@asynccontextmanager
+async def open_worker_executor(players: Mapping[str, Player], rules: RuleSet, policy: ViolationPolicy, reuse: bool,
+                               workers: int, concurrency: int) -> AsyncIterator[WorkerExecutor]:
+    setup = {"players": [player_to_dict(p) for p in players.values()], "rules": rules.to_dict(),
+             "policy": policy, "reuse": reuse}
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    started: list[_Worker] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            for i in range(max(1, min(workers, concurrency))):
+                # From the main thread with a parent-death signal: if `arena run` is killed, its workers (and
+                # so the sandboxes of their bots, which die with them) go at once instead of finishing.
+                proc = DirectProcess.spawn([sys.executable, "-m", "arena.tournament.worker"], None, None,
+                                           die_with_parent(os.getpid()), new_session=False, capture_stderr=False)
+                worker = _Worker(proc)
+                started.append(worker)
+                # One CPU per worker when there are enough: its bots inherit the mask, and a pipe round trip
+                # between processes on one CPU costs a fraction of one that wakes the other CPU.
+                cpu = cpus[i] if len(cpus) >= workers else None
+                assert proc.stdin is not None
+                await proc.stdin.send_all((json.dumps({"setup": {**setup, "cpu": cpu}}) + "\n").encode())
+                nursery.start_soon(worker.read_records)
+            yield WorkerExecutor(started)
+            for worker in started:  # the worker finishes what it has (nothing, by now) and exits
+                assert worker.proc.stdin is not None
+                await worker.proc.stdin.aclose()
     finally:
         with trio.CancelScope(shield=True):
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
+            for worker in started:
+                if worker.proc.returncode is None:
+                    worker.proc.kill()
+                    await worker.proc.wait()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,144 @@
+"""`arena match BOT_A BOT_B`: a series of matches between two bots (arena.play_match)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.cli.options import (
+    duration_option,
+    int_option,
+    names_option,
+    rules_option,
+    transcripts_option,
+)
+from arena.errors import ConfigError
+from arena.game.variants import PRESETS
+from arena.referee.policy import ViolationPolicy
+from arena.referee.sandbox import SANDBOX_KINDS
+
+
+def add_parser(sub: Any, commands: dict[str, Any]) -> None:
+    p = sub.add_parser(
+        "match",
+        help="play a series of matches between two bots",
+        description="Play N matches between two bots (seats alternate; duplicate deals by default) and "
+        "print a summary. A bot is a command line, e.g. \"python bots/random.py\" or ./bots/c/random.",
+    )
+    p.add_argument("bot_a", metavar="BOT_A", help="command line of the first bot")
+    p.add_argument("bot_b", metavar="BOT_B", help="command line of the second bot")
+    p.add_argument("--variant", default="santase", help=f"preset: {', '.join(PRESETS)} (default santase)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+    p.add_argument("--matches", type=int_option("--matches"), default=2,
+                   help="number of matches (default 2; at most 1000000)")
+    p.add_argument("--seed", type=int_option("--seed"), default=None,
+                   help="seed of the deals, 0 to 2**63 - 1 (default: a random one, printed)")
+    p.add_argument("--move-time", default="1000", help="limit per decision: 500, 500ms, 2s (default 1000 ms)")
+    p.add_argument("--bank", default=None, help="time bank per match (default none)")
+    p.add_argument("--handshake-time", default="5s", help="limit for the handshake (default 5s)")
+    # the text forms: argparse shows the choices' repr() in its error message
+    p.add_argument("--policy", default=ViolationPolicy.LOSE_MATCH.value, choices=[v.value for v in ViolationPolicy],
+                   help=f"what a violation costs (default {ViolationPolicy.LOSE_MATCH})")
+    p.add_argument("--no-duplicate", action="store_true", help="give every match its own deals")
+    p.add_argument("--concurrency", type=int_option("--concurrency"), default=None,
+                   help="matches at once, 1 to 256 (default: CPU count)")
+    p.add_argument("--names", nargs=2, metavar=("NAME_A", "NAME_B"),
+                   help="names shown for the two bots (letters, digits, _ . -; they must differ)")
+    p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
+                   help="stop early by SPRT, e.g. --sprt elo0=0 elo1=20 alpha=0.05 beta=0.05")
+    p.add_argument("--transcripts", type=Path, metavar="DIR",
+                   help="write every match's transcript (both bots' lines and stderr) into DIR")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--db", type=Path, metavar="FILE",
+                   help="keep the results in this database (the schema of arena run; arena report renders it)")
+    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
+                   help="confine the bots: bwrap (bubblewrap) or none (default: bwrap when available)")
+    commands["match"] = cmd_match
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from arena.api import default_names, log_to_stderr, play_match
+    from arena.referee.clock import TimeControl
+
+    # Every option is checked before any bot starts (argparse already bounded the integers): a mistake
+    # costs one line and exit 2, never a match played in vain or a result that cannot be written.
+    rules = rules_option(args.variant, args.set)
+    tc = TimeControl(
+        move_ms=duration_option(args.move_time, "--move-time", "move"),
+        bank_ms=None if args.bank is None else duration_option(args.bank, "--bank", "bank"),
+        handshake_ms=duration_option(args.handshake_time, "--handshake-time", "handshake"),
+    )
+    names = names_option(args.names) if args.names else default_names(args.bot_a, args.bot_b)
+    sprt = None
+    if args.sprt:
+        from arena.stats import parse_sprt_args
+
+        try:
+            sprt = parse_sprt_args(args.sprt)
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"--sprt: {e}") from None
+    if args.transcripts:  # last: it creates the directory, which only a run that goes ahead should do
+        transcripts_option(args.transcripts)
+
+    def on_record(spec: Any, rec: Any) -> None:
+        if not args.json:
+            print(f"  match {spec.order + 1}/{args.matches}: {rec.bots[0]} {rec.score[0]}-{rec.score[1]} "
+                  f"{rec.bots[1]}" + (f" ({rec.reason})" if rec.reason != "target" else ""), file=sys.stderr)
+        if args.transcripts:
+            write_transcripts(rec, args.transcripts)
+
+    # A random seed by default, so nobody (a bot author included) can know the deals in advance; printed so
+    # that the same matches can be played again.
+    outcome = play_match(
+        args.bot_a, args.bot_b, matches=args.matches, seed=args.seed, rules=rules, time_control=tc,
+        policy=args.policy, duplicate=not args.no_duplicate, concurrency=args.concurrency, names=names,
+        sandbox=args.sandbox, db=args.db, sprt=sprt, secrets=[args.transcripts] if args.transcripts else [],
+        on_record=on_record, log=log_to_stderr,
+    )
+    if args.json:
+        print(json.dumps(outcome.summary, indent=2))
+    else:
+        print(format_summary(outcome.summary))
+    return 130 if outcome.interrupted else 0
+
+
+def write_transcripts(rec: Any, directory: Path) -> None:
+    """One text file per seat: ``<ms> <direction> <line>``, then the bot's stderr."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for seat in (0, 1):
+        lines = [f"{ms:10.3f} {d} {text}" for ms, d, text in rec.transcripts[seat]]
+        if rec.stderr[seat]:
+            lines += ["", "--- stderr ---", rec.stderr[seat]]
+        (directory / f"{rec.match_id}-seat{seat}-{rec.bots[seat]}.log").write_text("\n".join(lines) + "\n")
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    a, b = s["bots"]
+    n = s["matches"]
+    lines = [f"{a} vs {b}: {n} matches of {s['variant']}, seed {s['seed']}, {s['deals']['played']} deals"]
+    width = max(len(a), len(b))
+    for name in (a, b):
+        w = s["wins"][name]
+        term = ", ".join(f"{k} {v}" for k, v in sorted(s["terminations"][name].items())) or "none"
+        lines.append(
+            f"  {name:<{width}}  {w:>4} wins ({100 * w / max(n, 1):5.1f}%)  {s['game_points'][name]:>5} game points"
+            f"  {s['deals']['won'][name]:>5} deals won  terminations: {term}"
+        )
+    if s.get("elo_difference"):
+        e = s["elo_difference"]
+        if e["interval"] is None or e["interval"][0] == e["interval"][1]:
+            interval = " (one bot won every match: the prior alone bounds it, no interval)"
+        else:
+            interval = f" (95% interval {e['interval'][0]:+.0f} to {e['interval'][1]:+.0f})"
+        lines.append(f"  Elo of {a} relative to {b}: {e['elo']:+.0f}{interval}")
+    if "sprt" in s:
+        sp = s["sprt"]
+        verdict = {"H1": f"H1 accepted: {a} is about {sp['elo1']:+g} Elo against {b}",
+                   "H0": f"H0 accepted: {a} is about {sp['elo0']:+g} Elo (or less) against {b}",
+                   None: "no verdict yet"}[sp["verdict"]]
+        lines.append(f"  SPRT: {verdict}; LLR {sp['llr']:+.3f} in [{sp['bounds'][0]:+.3f}, {sp['bounds'][1]:+.3f}]"
+                     f" after {sp['games']} games")
+    return "\n".join(lines)

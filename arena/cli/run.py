@@ -1,0 +1,133 @@
+"""`arena run CONFIG`: run or resume a tournament (arena.run_tournament), then print its standings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.cli.options import int_option
+from arena.referee.sandbox import SANDBOX_KINDS
+
+if TYPE_CHECKING:
+    from arena.referee.record import MatchRecord
+    from arena.tournament.runner import Progress
+
+
+def add_parser(sub: Any, commands: dict[str, Any]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run (or resume) a tournament from a YAML file",
+        description="Run every scheduled match of a tournament, store each result in the database as it "
+        "is final, and write the HTML report. Run it again to resume an interrupted tournament.",
+    )
+    p.add_argument("config", type=Path, help="the tournament YAML file (see docs/CONFIG.md)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--fresh", action="store_true", help="delete the tournament's database and start over")
+    group.add_argument("--force", action="store_true",
+                       help="continue a tournament whose configuration changed, on purpose")
+    p.add_argument("--concurrency", type=int_option("--concurrency"), default=None,
+                   help="override the config's concurrency (1 to 256)")
+    p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
+    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
+                   help="override the config's sandbox: bwrap (bubblewrap) or none")
+    commands["run"] = cmd_run
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from arena.api import log_to_stderr, run_tournament
+    from arena.tournament.store import Store
+
+    with ProgressDisplay() as display:
+        outcome = run_tournament(args.config, fresh=args.fresh, force=args.force, concurrency=args.concurrency,
+                                 sandbox=args.sandbox, report=not args.no_report, on_progress=display.update,
+                                 log=log_to_stderr)
+    store = Store.open_existing(outcome.database)
+    try:
+        print(standings_text(store, outcome.name))
+    finally:
+        store.close()
+    if outcome.report is not None:
+        print(f"report: {outcome.report}")
+    if outcome.interrupted:
+        print(f"arena: interrupted; {outcome.left} matches left. Run the same command again to resume.",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+def standings_text(store: Any, name: str) -> str:
+    """The standings as a terminal table: the same figures as the report's index (one source for both)."""
+    from arena.report.context import load, standing_rows
+
+    data = load(store, bootstrap=200, think_times=False)
+    rows = [r for r in standing_rows(data) if r.totals.matches]
+    if not rows:
+        return "no results yet"
+    width = max(len(r.bot) for r in rows)
+    out = [f"{'rank':>4}  {'bot':<{width}}  {'elo':>6}  {'95% interval':>15}  {'won':>4} {'lost':>4}  "
+           f"{'score':>6}  {'deals won':>9}  terminations"]
+    for r in rows:
+        t = r.totals
+        interval = "" if r.lo is None or r.hi is None else f"[{r.lo:+.0f}, {r.hi:+.0f}]"
+        elo = "" if r.elo is None else f"{r.elo:+.0f}"
+        deal_win = "" if t.deal_win_rate is None else f"{100 * t.deal_win_rate:.1f}%"
+        term = ", ".join(f"{k} {v}" for k, v in t.terminations_by_count) or "-"
+        out.append(f"{r.rank or '':>4}  {r.bot:<{width}}  {elo:>6}  {interval:>15}  {t.wins:>4} "
+                   f"{t.losses:>4}  "
+                   f"{100 * (t.score or 0.0):5.1f}%  {deal_win:>9}  {term}")
+    if data.fit is not None:
+        out.extend(f"note: {n}" for n in data.fit.notes)
+    return "\n".join(out)
+
+
+class ProgressDisplay:
+    """A live line on a terminal (rich); plain log lines, at most one a second, otherwise (CI, pipes).
+
+    ``update(progress, record)`` is the `on_progress` of `arena.run_tournament`: first called before any
+    match (record None), then after each one.
+    """
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self._last_log = 0.0
+        self._live: Any = None
+
+    def __enter__(self) -> ProgressDisplay:
+        return self
+
+    def _start(self, p: Progress, name: str) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as Bar
+
+        self._live = Bar(
+            TextColumn(f"[bold]{name}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), TextColumn("leader {task.fields[leader]}"),
+            console=Console(file=self.stream), transient=False,
+        )
+        self._live.start()
+        self._task = self._live.add_task("matches", total=p.total, completed=p.done, rate="", leader=p.leader())
+
+    def update(self, p: Progress, record: MatchRecord | None) -> None:
+        if record is None:
+            if self.tty:
+                self._start(p, p.name)
+            return
+        if self._live is not None:
+            self._live.update(self._task, completed=p.done, rate=f"{p.rate:.1f}/s", leader=p.leader())
+            return
+        now = time.monotonic()
+        if now - self._last_log < 1.0 and p.done < p.total:
+            return
+        self._last_log = now
+        eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
+        print(f"[{p.done}/{p.total}] {p.rate:.1f} matches/s, eta {eta}, leader {p.leader()}; last: {p.last}",
+              file=self.stream, flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.stop()
