@@ -33,7 +33,8 @@ browser:
 demo: $(STAMP) bots sandbox
 	$(VENV)/bin/arena run tournaments/demo.yaml
 
-test: $(STAMP) bots sandbox browser
+# Style and types first: a ruff or mypy error fails `make test` before any test runs.
+test: lint bots sandbox browser
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -75,6 +75,8 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
         pytest.fail("no progress line: " + proc.stdout.read())
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
+    proc.stdout.close()
+    proc.stderr.close()
     con = sqlite3.connect(db)
     done, running = (con.execute(f"SELECT count(*) FROM matches WHERE status = '{s}'").fetchone()[0]
                      for s in ("done", "running"))

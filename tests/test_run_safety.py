@@ -48,9 +48,12 @@ def arena_run(*args: str, report: bool = False) -> subprocess.CompletedProcess[s
 
 def start_run(config: Path, out: Path | None = None) -> subprocess.Popen[str]:
     """A run in the background; its stderr is a pipe to read progress lines from, unless ``out`` is given."""
-    err = subprocess.PIPE if out is None else out.open("w")
-    return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=err, text=True)
+    if out is None:
+        return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with out.open("w") as err:  # the run writes into its own copy of the file descriptor
+        return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=err, text=True)
 
 
 def wait_for_line(proc: subprocess.Popen[str], prefix: str) -> list[str]:
@@ -115,6 +118,8 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
     lines = wait_for_line(proc, "[1/6]")
     proc.send_signal(signal.SIGKILL)  # right after the first stored match
     proc.wait(timeout=60)
+    assert proc.stderr is not None
+    proc.stderr.close()
     found = [re.fullmatch(r"arena: seed (\d+) \(random; put seed: (\d+) in the config to replay\)\n", line)
              for line in lines]
     seeds = [m for m in found if m]
