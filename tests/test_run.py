@@ -18,7 +18,7 @@ BOTS = ROOT / "tests" / "bots"
 def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20) -> Path:
     path.write_text(f"""
 name: resume-test
-variant: santase
+variant: {{preset: santase, match_target: 4}}  # short matches: these tests are about stopping and resuming
 rounds: 2
 seed: 11
 concurrency: 2

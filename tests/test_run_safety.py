@@ -27,6 +27,7 @@ def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int 
     path.write_text(
         f"name: {name}\n"
         f"rounds: {rounds}\n"
+        "variant: {preset: santase, match_target: 4}\n"  # short matches: the tests are about the run, not play
         + (f"seed: {seed}\n" if seed is not None else "")
         + "concurrency: 2\n"
         "time: {move: 2s}\n"

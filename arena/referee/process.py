@@ -290,10 +290,26 @@ class BotProcess:
             self.stderr_dropped += max(0, len(data) - max(room, 0))
 
     async def _watch_exit(self) -> None:
-        self.returncode = await self.proc.wait()
+        self._has_exited(await self.proc.wait())
+
+    def _has_exited(self, returncode: int) -> None:
+        if self.exited.is_set():
+            return
+        self.returncode = returncode
         self.exited.set()
         if self._waiter is not None:  # wake a receive(): a forked child may hold stdout open forever
             self._waiter.cancel()
+
+    async def wait_exit(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the process to exit; True if it has.
+
+        Waits on the process itself, not on the exit watcher: when a run is interrupted the watcher is
+        cancelled with its nursery, and waiting for its event would always take the whole ``seconds``.
+        """
+        with trio.move_on_after(seconds):
+            if not self.exited.is_set():
+                self._has_exited(await self.proc.wait())
+        return self.exited.is_set()
 
     # -- protocol-level I/O
     async def send(self, lines: Sequence[str]) -> bool:
@@ -367,8 +383,7 @@ class BotProcess:
                 return item
             if self._eof or self._broken:
                 # stdout closed: the process may or may not be exiting; give it a moment to tell
-                with trio.move_on_after(0.2):
-                    await self.exited.wait()
+                await self.wait_exit(0.2)
                 return Eof(trio.current_time(), self.exited.is_set(), self.returncode)
             if self.exited.is_set():
                 # exited, but a forked child may hold stdout open: let the pipe drain, then the exit counts
@@ -427,11 +442,9 @@ class BotProcess:
         with trio.CancelScope(shield=True):
             if not self.exited.is_set():
                 _killpg(pgid, signal.SIGTERM)
-                with trio.move_on_after(self.kill_grace):
-                    await self.exited.wait()
+                await self.wait_exit(self.kill_grace)
             _killpg(pgid, signal.SIGKILL)
-            with trio.move_on_after(5):
-                await self.exited.wait()
+            await self.wait_exit(5)
             _reap_group(pgid)
             self._scope.cancel()
             for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):

@@ -83,8 +83,7 @@ class BotHandle:
         if bot is not None and bot.alive:
             with trio.CancelScope(shield=True):
                 await bot.send([encode(m.Quit())])
-                with trio.move_on_after(self.kill_grace):
-                    await bot.exited.wait()
+                await bot.wait_exit(self.kill_grace)
         await self.discard()
 
     async def aclose(self) -> None:
@@ -184,8 +183,7 @@ async def send_lines(bot: BotProcess, lines: Sequence[str]) -> None:
     """Write the lines, or raise Violation saying why the bot could not take them."""
     if await bot.send(lines):
         return
-    with trio.move_on_after(0.5):  # a closed stdin is often an exit on its way: wait briefly to tell which
-        await bot.exited.wait()
+    await bot.wait_exit(0.5)  # a closed stdin is often an exit on its way: wait briefly to tell which
     if bot.alive:
         raise Violation(Termination.DISCONNECT, "the bot closed its stdin")
     raise Violation(Termination.CRASH, f"the bot {bot.exit_description()}")

@@ -127,6 +127,9 @@ def render_report(store: Store, out_dir: Path, index_only: bool = False, workers
     out.mkdir(parents=True, exist_ok=True)
     env = environment()
     _copy_static(out)
+    # Not through the tournament runner (arena.tournament.runner, the owner of concurrency for matches): pages
+    # are CPU-bound Python, which only separate processes render in parallel, and the runner's slots are
+    # trio tasks that wait on bots. So the match pages are split into chunks, one per render process.
     children: list[tuple[subprocess.Popen[bytes], dict[str, Any]]] = []
     own_job: dict[str, Any] | None = None
     if not index_only:

@@ -45,6 +45,8 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
 
     results: dict[str, BuildResult] = {}
     problems: list[Problem] = []
+    # One at a time, not through the runner's slots: two builds may share a Makefile or an output folder,
+    # and make runs its own jobs in parallel when asked to (make -j).
     for command, indexes in by_command.items():
         result, failure = _run(command, config, timeout)
         for i in indexes:
