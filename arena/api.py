@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from arena.referee.record import MatchRecord, MatchSpec
     from arena.stats.sprt import Sprt
     from arena.stats.standings import MatchFacts
+    from arena.tournament.build import BotProvenance
     from arena.tournament.config import TournamentConfig
     from arena.tournament.runner import Progress
     from arena.tournament.store import Store
@@ -151,23 +152,16 @@ def _with_seed(config: TournamentConfig, store: Store) -> tuple[TournamentConfig
     return dataclasses.replace(config, seed=seed), f"random; put seed: {seed} in the config to replay"
 
 
-def _begin(store: Store, config: TournamentConfig, provenance: Sequence[Any], force: bool,
+def _begin(store: Store, config: TournamentConfig, provenance: Sequence[BotProvenance], force: bool,
            limit: int | None = None) -> None:
-    import json
-
     from arena.tournament.schedule import build_schedule
 
     schedule = build_schedule(config)
     if limit is not None:
         schedule = schedule[:limit]
     assert config.seed is not None
-    store.begin(
-        config.name, str(config.source), config.text, config.hash, config.rules.to_dict(), config.seed,
-        config.format, schedule,
-        [{"name": b["name"], "command": b["command"], "argv": json.dumps(b.get("argv", [])),
-          "hash": b["hash"], "build_output": b.get("build_output") or ""} for b in provenance],
-        force=force,
-    )
+    store.begin(config.name, str(config.source), config.text, config.hash, config.rules.to_dict(), config.seed,
+                config.format, schedule, provenance, force=force)
 
 
 def _play(

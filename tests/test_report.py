@@ -27,6 +27,7 @@ from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termina
 from arena.report import context as ctx
 from arena.report import render_report
 from arena.report.charts import histogram, line_chart, ratings_chart
+from arena.tournament.build import BotProvenance
 from arena.tournament.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,8 +59,7 @@ def play_real_tournament(path: Path) -> Store:
     rules = preset("santase")
     store.begin("real", "tournaments/real.yaml", "name: real\nbots: [random, greedy, garbage]\n", "h",
                 rules.to_dict(), 1, "round-robin", sched,
-                [{"name": n, "command": f"python {s}", "argv": json.dumps([sys.executable, s]),
-                  "hash": f"sha256:{n}", "build_output": ""} for n, s in scripts.items()])
+                [BotProvenance(n, f"python {s}", (sys.executable, s), f"sha256:{n}") for n, s in scripts.items()])
 
     async def main() -> None:
         for spec in store.pending("real"):
@@ -150,8 +150,7 @@ def synthetic_db(
     store = Store(path)
     store.begin("synthetic", "tournaments/synthetic.yaml", f"name: synthetic\nbots: {len(names)}\n", "h",
                 rules.to_dict(), seed, "round-robin", sched,
-                [{"name": n, "command": f"./{n}", "argv": json.dumps([f"/opt/{n}"]), "hash": f"sha256:{i:064x}",
-                  "build_output": ""} for i, n in enumerate(names)])
+                [BotProvenance(n, f"./{n}", (f"/opt/{n}",), f"sha256:{i:064x}") for i, n in enumerate(names)])
     played = sched if status == "done" else sched[: len(sched) * 2 // 3]
     for spec in played:
         s0, s1 = spec.seat0, spec.seat1
@@ -319,13 +318,13 @@ def test_all_links_resolve_and_nothing_is_remote(real: tuple[Store, Path]) -> No
 
 def test_match_page_replay_has_one_step_per_action_plus_one_per_deal(real: tuple[Store, Path]) -> None:
     store, report = real
-    for m in store.results("real"):
-        deals = list(store.db.query("SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [m["id"]]))
-        data = replay_data(match_page(report, m["id"]))
+    for m in store.matches("real"):
+        deals = list(store.db.query("SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [m.match_id]))
+        data = replay_data(match_page(report, m.match_id))
         expected = sum(1 + len((d["actions"] or "").split()) for d in deals)
         assert len(data["steps"]) == expected
-        assert len(data["deals"]) == len(deals) == m["deals"]
-        assert data["bots"] == [m["seat0"], m["seat1"]]
+        assert len(data["deals"]) == len(deals) == m.deals
+        assert data["bots"] == [m.spec.seat0, m.spec.seat1]
         for d, info in zip(deals, data["deals"], strict=True):
             first = data["steps"][info["first"]]
             assert first["hands"] == info["dealt"]
@@ -337,8 +336,8 @@ def test_match_page_replay_has_one_step_per_action_plus_one_per_deal(real: tuple
                 assert last["points"] == [d["points0"], d["points1"]]
                 assert last["tricks"] == [d["tricks0"], d["tricks1"]]
         final = data["steps"][-1]
-        if m["reason"] == "target":
-            assert final["score"] == [m["score0"], m["score1"]]
+        if m.reason == "target":
+            assert final["score"] == list(m.score)
 
 
 def test_match_page_links_the_duplicate_partner(real: tuple[Store, Path]) -> None:
@@ -379,7 +378,7 @@ def test_bot_pages(real: tuple[Store, Path]) -> None:
 
 def test_rules_page_lists_every_stored_parameter(real: tuple[Store, Path]) -> None:
     store, report = real
-    stored = json.loads(store.tournament()["rules"])
+    stored = store.tournament_info().rules
     rows = parse(report / "rules.html").rows["list rules"][1:]
     assert [r[0] for r in rows] == list(stored)
     by_name = {r[0]: r[1] for r in rows}
@@ -429,11 +428,11 @@ def test_hostile_names_and_stderr_render_as_text(evil: tuple[Store, Path]) -> No
     index = (report / "index.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index
     assert EVIL in standings_bots(report)
-    evil_matches = [m for m in store.results("synthetic") if EVIL in (m["seat0"], m["seat1"])]
-    page = match_page(report, evil_matches[0]["id"])
+    evil_matches = [m for m in store.matches("synthetic") if m.status == "done" and EVIL in m.spec.seats]
+    page = match_page(report, evil_matches[0].match_id)
     text = page.read_text()
     assert "&lt;b&gt;bold&lt;/b&gt;&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; &amp; done" in text \
-        or evil_matches[0]["seat1"] == EVIL
+        or evil_matches[0].spec.seat1 == EVIL
     script = parse(page).script_text["replay-data"]
     assert "</" not in script and "<" not in script
     assert EVIL in json.loads(script)["bots"]

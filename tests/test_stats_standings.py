@@ -11,6 +11,7 @@ import pytest
 from arena.game import Match, preset
 from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termination
 from arena.stats import BotStanding, DealFacts, MatchFacts, TerminationFacts, ThinkTime, standings
+from arena.tournament.build import BotProvenance
 from arena.tournament.store import Store, record_facts
 
 
@@ -148,7 +149,7 @@ def test_a_record_and_the_store_give_the_same_facts(tmp_path: Path) -> None:
         specs = [MatchSpec(f"m{n}", ("x", "y"), n // 2, n % 2, *seats[n], deal_seed=n, match_seed=n, order=n)
                  for n in range(len(seats))]
         store.begin("t", "t.yaml", "name: t\n", "h", preset("santase").to_dict(), 1, "round-robin", specs,
-                    [{"name": b, "command": b, "argv": "[]", "hash": b, "build_output": ""} for b in ("x", "y")])
+                    [BotProvenance(b, b, (), b) for b in ("x", "y")])
         for rec in records[:-1]:  # the last one is not finished: it counts for nothing
             store.save(rec)
         facts = store.match_facts("t")

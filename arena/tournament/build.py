@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import Any
 
 from arena.botspec import fingerprint
 from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
@@ -76,20 +75,25 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
     return results
 
 
-def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> list[dict[str, Any]]:
-    """One dict per bot, in config order: name, command (as written), argv (the resolved command
-    line, a list), hash (fingerprint of what runs) and build_output (None for a bot without a build)."""
-    out = []
-    for bot in config.bots:
-        build = builds.get(bot.name)
-        out.append({
-            "name": bot.name,
-            "command": bot.command_text,
-            "argv": list(bot.command),
-            "hash": fingerprint(bot.command),
-            "build_output": None if build is None else build.output,
-        })
-    return out
+@dataclass(frozen=True)
+class BotProvenance:
+    """What ran as a bot, as the database keeps it: ``command`` as written, ``argv`` the resolved command
+    line, ``hash`` the fingerprint of what runs, ``build_output`` None for a bot without a build."""
+
+    name: str
+    command: str
+    argv: tuple[str, ...]
+    hash: str
+    build_output: str | None = None
+
+
+def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> list[BotProvenance]:
+    """One per bot, in config order."""
+    return [
+        BotProvenance(bot.name, bot.command_text, tuple(bot.command), fingerprint(bot.command),
+                      None if bot.name not in builds else builds[bot.name].output)
+        for bot in config.bots
+    ]
 
 
 def _run(command: str, config: TournamentConfig, timeout: float) -> tuple[BuildResult, str | None]:

@@ -30,6 +30,7 @@ from arena.errors import StoreError
 from arena.game.hand import parse_seat_action
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
+from arena.tournament.build import BotProvenance
 
 
 def _now() -> str:
@@ -202,7 +203,7 @@ class Store:
         seed: int,
         fmt: str,
         schedule: Iterable[MatchSpec],
-        bots: Iterable[dict[str, Any]],
+        bots: Iterable[BotProvenance],
         force: bool = False,
     ) -> None:
         """Record the tournament and its schedule, or check that the database holds this same tournament.
@@ -230,7 +231,7 @@ class Store:
                 # A program that changed between an interrupted run and its resume would mix two bots under
                 # one name (within a run the referee catches it: `tampered`).
                 stored = {r["name"]: r["hash"] for r in db.table("bots").rows_where("tournament = ?", [name])}
-                changed = [b["name"] for b in bots if stored.get(b["name"]) not in (None, b["hash"])]
+                changed = [b.name for b in bots if stored.get(b.name) not in (None, b.hash)]
                 if changed:
                     raise StoreError(
                         f"{self.path}: the program of {', '.join(changed)} changed since tournament {name!r} "
@@ -248,7 +249,10 @@ class Store:
                 pk="name",
             )
             for bot in bots:
-                db.table("bots").upsert({"tournament": name, **bot}, pk=("tournament", "name"))
+                db.table("bots").upsert({
+                    "tournament": name, "name": bot.name, "command": bot.command, "argv": json.dumps(list(bot.argv)),
+                    "hash": bot.hash, "build_output": bot.build_output or "",
+                }, pk=("tournament", "name"))
             db.table("matches").insert_all(
                 ({"tournament": name, "status": "pending", **_spec_row(spec)} for spec in schedule), pk="id",
                 ignore=True,
@@ -331,9 +335,6 @@ class Store:
         """Each finished match's winner (None for none) and its two bots by seat, in schedule order."""
         return [(row["winner"], (row["seat0"], row["seat1"])) for row in self.db.table("matches").rows_where(
             "tournament = ? AND status = 'done'", [name], order_by="ord", select="winner, seat0, seat1")]
-
-    def results(self, name: str) -> list[dict[str, Any]]:
-        return list(self.db.table("matches").rows_where("tournament = ? AND status = 'done'", [name], order_by="ord"))
 
     # ----------------------------------------------------------------- reads
     # Typed reads for the report and the CLI: frozen values (the Stored* types below) or the standings'
