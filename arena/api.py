@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -451,8 +452,13 @@ def series_config(
     rounds = math.ceil(matches / 2)
     text = yaml.safe_dump({
         "name": f"{names[0]}-vs-{names[1]}", "seed": seed, "rounds": rounds, "duplicate": duplicate,
-        "variant": rules.to_dict(), "time": time_control.to_dict(), "on_violation": str(policy),
-        "bots": [{"name": n, "command": c} for n, c in zip(names, commands, strict=True)],
+        "variant": rules.to_dict(),
+        "time": {key: f"{ms}ms" for key, ms in (("move", time_control.move_ms), ("bank", time_control.bank_ms),
+                                                  ("handshake", time_control.handshake_ms),
+                                                  ("grace", time_control.grace_ms)) if ms is not None},
+        "on_violation": str(policy),
+        # the resolved command lines: the file may be run from anywhere
+        "bots": [{"name": n, "command": shlex.join(a)} for n, a in zip(names, argv, strict=True)],
     }, sort_keys=False)
     config = TournamentConfig(
         name=f"{names[0]}-vs-{names[1]}", rules=rules, format="round-robin", challenger=None, rounds=rounds,
@@ -461,7 +467,8 @@ def series_config(
         limits=Limits(), reuse_bots=False,
         bots=tuple(BotConfig(n, a, c, time=time_control) for n, a, c in zip(names, argv, commands, strict=True)),
         database=database, report_dir=Path(f"{database}.report"),  # a match series writes no report
-        source=Path("arena-match.yaml"), text=f"# arena match, {matches} matches\n{text}", hash="",
+        source=Path("arena-match.yaml"),
+        text=f"# arena match, {matches} matches: `arena run` plays the same matches from this file\n{text}", hash="",
         sandbox=sandbox,  # type: ignore[arg-type]
     )
     return dataclasses.replace(config, hash=settings_hash(config.settings()))

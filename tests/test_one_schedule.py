@@ -68,3 +68,14 @@ def test_the_public_api_is_small() -> None:
     names = ast.literal_eval(result.stdout)
     assert {"run_tournament", "play_match"} <= set(names) and len(names) <= 10
     assert result.stdout.strip() in (ROOT / "docs" / "API.md").read_text()
+
+
+def test_a_match_database_keeps_the_tournament_file_that_replays_it(tmp_path: Path) -> None:
+    arena("match", "python bots/random.py", "sh bots/sh/random.sh 3", "--matches", "2", "--seed", "5",
+          "--set", "match_target=3", "--db", str(tmp_path / "match.db"))
+    with sqlite3.connect(tmp_path / "match.db") as db:
+        (text,) = db.execute("SELECT config_text FROM tournaments").fetchone()
+    (tmp_path / "again.yaml").write_text(text + f"output: {{database: {tmp_path / 'again.db'}}}\n")
+    arena("run", str(tmp_path / "again.yaml"), "--no-report", cwd=tmp_path)  # from elsewhere: paths are absolute
+    assert rows(tmp_path / "match.db", "deals", "match_id, idx") == rows(tmp_path / "again.db", "deals",
+                                                                          "match_id, idx")
