@@ -516,10 +516,10 @@ def test_build_produces_the_program_which_is_checked_after_the_build(tmp_path: P
     builds = run_builds(c)
     assert builds["a"].ok and builds["a"].output == "built\n" and "b" not in builds
     prov = bot_provenance(c, builds)
-    assert [p["name"] for p in prov] == ["a", "b"]
-    assert prov[0]["command"] == "./out/bot --x" and prov[0]["build_output"] == "built\n"
-    assert prov[0]["argv"] == [f"{tmp_path}/out/bot", "--x"]
-    assert prov[1]["build_output"] is None and len(prov[1]["hash"]) == 16
+    assert [p.name for p in prov] == ["a", "b"]
+    assert prov[0].command == "./out/bot --x" and prov[0].build_output == "built\n"
+    assert prov[0].argv == (f"{tmp_path}/out/bot", "--x")
+    assert prov[1].build_output is None and len(prov[1].hash) == 16
 
 
 def test_failed_build_names_the_build_key_and_shows_the_output_tail(tmp_path: Path) -> None:

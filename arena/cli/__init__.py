@@ -36,11 +36,11 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     # Each subcommand's module imports trio and the referee only when its command runs, so building the
     # parser (and `arena rules`) stays light.
-    from arena.cli import match, report, rules, run
+    from arena.cli import check, export, match, new, play, replay, report, rules, run
 
     p = _Parser(prog="arena", description="Tournaments for Santase / Sixty-Six / Schnapsen bots.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for command in (rules, match, run, report):
+    for command in (new, check, play, match, run, report, export, replay, rules):
         command.add_parser(sub, _COMMANDS)
     return p
 
