@@ -1,9 +1,135 @@
-"""`arena export`: not written yet (issue 13)."""
+"""`arena export DATABASE [--format jsonl|pgn-like] [-o FILE]`: one game record per finished match
+(docs/RECORDS.md), the portable form of what the database holds; `arena replay` checks them."""
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.game.variants import RuleSet
+    from arena.records import DealRecord, GameRecord
+    from arena.tournament.store import Store, StoredDeal, StoredMatch, StoredTermination
+
+FORMATS = ("jsonl", "pgn-like")  # arena.records.FORMATS, without importing the rules to build the parser
+SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".pgn": "pgn-like", ".txt": "pgn-like"}
 
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:
-    """Register the subcommand; until it is written, it is not offered."""
+    p = sub.add_parser(
+        "export",
+        help="write every finished match of a database as a game record (jsonl or pgn-like)",
+        description="Write one game record per finished match of a tournament database: the bots by seat, the "
+        "full rule set, the seeds, every deal's deck and actions, and the result with its terminations. "
+        "`arena replay FILE` checks the records against the rules. The formats are described in "
+        "docs/RECORDS.md.",
+    )
+    p.add_argument("database", type=Path, metavar="DATABASE", help="the tournament's SQLite database")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="jsonl (one JSON object per line) or pgn-like ([Tag \"value\"] headers and the actions); "
+                   "default: from the -o file's suffix (.pgn is pgn-like), else jsonl")
+    p.add_argument("-o", "--output", type=Path, metavar="FILE", default=None,
+                   help="the file to write (replaced if it exists; default: standard output)")
+    commands["export"] = cmd_export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from arena.tournament.store import Store
+
+    output: Path | None = args.output
+    fmt: str = args.format or (SUFFIXES.get(output.suffix.lower(), "jsonl") if output is not None else "jsonl")
+    if output is not None and output.is_dir():
+        raise ArenaError(f"-o: {output} is a directory; expected the path of a file to write")
+    store = Store.open_existing(args.database)
+    try:
+        records = stored_records(store, args.database)
+        if output is None:
+            count = _write(sys.stdout, records, fmt)
+            sys.stdout.flush()
+            return 0
+        partial = output.with_name(f".{output.name}.partial")
+        try:
+            with open(partial, "w", encoding="utf-8", newline="\n") as f:
+                count = _write(f, records, fmt)
+            partial.replace(output)  # a failed export never leaves half a file under the name asked for
+        except OSError as e:
+            partial.unlink(missing_ok=True)
+            raise ArenaError(f"-o: cannot write {output}: {e.strerror or e}") from None
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+    finally:
+        store.close()
+    print(f"export: {count} record{'' if count == 1 else 's'} ({fmt}) to {output}")
+    return 0
+
+
+def _write(out: TextIO, records: Iterator[GameRecord], fmt: str) -> int:
+    from arena.records import format_record
+
+    count = 0
+    for record in records:
+        out.write(format_record(record, fmt))
+        count += 1
+    return count
+
+
+def stored_records(store: Store, where: Path) -> Iterator[GameRecord]:
+    """The record of every finished match of the database's tournament, in schedule order."""
+    from arena.game.variants import RulesError, RuleSet
+
+    tournament = store.tournament_info()
+    try:
+        rules = RuleSet.from_dict(dict(tournament.rules)) if tournament.rules else None
+    except (RulesError, TypeError) as e:
+        raise ArenaError(f"{where}: the stored rule set cannot be read ({e})") from None
+    if rules is None:
+        raise ArenaError(f"{where}: the stored rule set cannot be read (tournaments.rules is not a JSON object)")
+    for match in store.matches(tournament.name):
+        if match.done:
+            yield stored_record(tournament.name, rules, match, store.deals(match.match_id),
+                                store.match_terminations(match.match_id), where)
+
+
+def stored_record(event: str, rules: RuleSet, match: StoredMatch, deals: Sequence[StoredDeal],
+                  terminations: Sequence[StoredTermination], where: Path) -> GameRecord:
+    """One finished match of the database as a record; ArenaError naming the row a record cannot be made of."""
+    from arena.records import GameRecord, TerminationRecord
+
+    return GameRecord(
+        event=event, match=match.match_id, date=match.started_at or "", bots=match.seats, rules=rules,
+        deal_seed=match.spec.deal_seed, match_seed=match.spec.match_seed,
+        deals=tuple(_deal(d, f"{where}: match {match.match_id} deal {d.idx + 1}") for d in deals),
+        winner=match.winner_seat, score=(match.score[0] or 0, match.score[1] or 0), reason=match.reason or "",
+        terminations=tuple(TerminationRecord(t.kind, t.seat if t.seat in (0, 1) else 0,
+                                             None if t.deal is None else t.deal + 1, t.detail or "", t.line)
+                           for t in terminations),
+    )
+
+
+def _deal(d: StoredDeal, where: str) -> DealRecord:
+    from arena.game.cards import Card, CardError
+    from arena.records import DealRecord, parse_actions, parse_deck
+
+    try:
+        deck = parse_deck(d.deck)
+        trump = Card.parse(d.trump or "")
+        actions = parse_actions(d.actions)
+    except (CardError, ValueError) as e:
+        raise ArenaError(f"{where}: {e}") from None
+    decided = d.winner in (0, 1)
+    return DealRecord(
+        dealer=d.dealer if d.dealer in (0, 1) else 0, trump=trump, deck=deck, actions=actions,
+        winner=d.winner if decided else None, game_points=d.game_points if decided else None,
+        reason=d.reason or "", points=_pair(d.points) if decided else None,
+        tricks=_pair(d.tricks) if decided else None,
+    )
+
+
+def _pair(values: tuple[int | None, int | None]) -> tuple[int, int]:
+    return values[0] or 0, values[1] or 0
