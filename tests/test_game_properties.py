@@ -54,6 +54,7 @@ VARIANTS = [
 SEATVIEW_FIELDS = {
     "seat", "hand", "trump_suit", "trump_card", "talon_size", "closed", "closed_by", "led", "leader", "dealer",
     "points", "pending_marriage", "tricks", "marriages", "played", "opponent_known", "match_score",
+    "taken", "opponent_pending", "led_marriage",
 }
 
 
@@ -85,6 +86,8 @@ class Model:
         self.shown: list[set[Card]] = [set(), set()]  # cards of a seat's hand its opponent has seen
         self.hand_sizes = [rules.hand_size, rules.hand_size]
         self.bonus = [0, 0]
+        self.taken: list[set[Card]] = [set(), set()]  # cards each seat won in tricks
+        self.led_marriage = False  # the card on the table was led with a marriage
 
     def total(self, seat: int) -> int:
         return self.trick_points[seat] + self.marriage_counted[seat] + self.bonus[seat]
@@ -157,6 +160,7 @@ class Model:
                 self.marriage_pending[seat] += pts
             if not deal_over:  # a marriage that reaches 66 ends the deal before the card is led
                 self.play(seat, card)
+                self.led_marriage = True
         elif action.kind == "play":
             assert action.card is not None
             self.play(seat, action.card)
@@ -166,6 +170,7 @@ class Model:
         self.hand_sizes[seat] -= 1
         if self.led is None:
             self.led = card
+            self.led_marriage = False
             return
         led, leader = self.led, 1 - seat
         if card.suit == led.suit:
@@ -173,7 +178,9 @@ class Model:
         else:
             winner = seat if card.suit == self.trump else leader
         self.played |= {led, card}
+        self.taken[winner] |= {led, card}
         self.led = None
+        self.led_marriage = False
         self.trick_points[winner] += led.points + card.points
         self.tricks[winner] += 1
         self.marriage_counted[winner] += self.marriage_pending[winner]
@@ -212,6 +219,9 @@ class Model:
         assert set(v.opponent_known) <= their_hand
         assert set(v.opponent_known) == self.shown[other] & their_hand
         assert v.match_score == match_score
+        assert v.taken is not None and [set(v.taken[0]), set(v.taken[1])] == [self.taken[seat], self.taken[other]]
+        assert v.opponent_pending == self.marriage_pending[other]
+        assert v.led_marriage == self.led_marriage
         # Nothing hidden leaks: the talon (but the face-up card) and the opponent's unseen cards appear in
         # no field of the view.
         face_down_talon = set(deal.talon) - {self.face_up}

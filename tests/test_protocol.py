@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from pathlib import Path
@@ -33,6 +34,8 @@ from arena.protocol.codec import (
 )
 from arena.protocol.messages import (
     MAX_LINE_BYTES,
+    V1_0,
+    V1_1,
     BotHello,
     Closed,
     DealEnd,
@@ -51,6 +54,7 @@ from arena.protocol.messages import (
     Reply,
     TrickWon,
     Turn,
+    Version,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,11 +67,19 @@ TERMINATIONS = ("handshake", "timeout", "malformed", "overlong", "encoding", "il
                 "disconnect")
 
 
-def referee_round_trip(msg):
-    line = encode(msg)
+def referee_round_trip(msg, version=V1_0):
+    """The line for a bot that chose ``version``; a 1.0 line carries none of 1.1's keys, so it decodes to the
+    view without them."""
+    line = encode(msg, version)
     assert "\n" not in line and "\r" not in line and line == line.rstrip(" "), line
+    if isinstance(msg, Turn) and version < V1_1:
+        msg = dataclasses.replace(msg, view=without_11(msg.view))
     assert decode_referee_line(line) == msg, line
     return line
+
+
+def without_11(view):
+    return dataclasses.replace(view, taken=None, opponent_pending=None, led_marriage=None)
 
 
 def bot_round_trip(msg):
@@ -83,10 +95,19 @@ TURN_LINE = (
     "opp_points=0 pending=0 tricks=0 opp_tricks=0 marriages=- played=- known=- score=0 opp_score=0 time=1000 "
     "bank=- legal=exchange,close,play:9c,play:Jc,play:Kc,play:9d,play:Jh,play:Qs"
 )
+# The same decision as a 1.1 bot gets it: four more keys, each next to the 1.0 key it completes.
+TURN_LINE_11 = (
+    TURN_LINE.replace("led=-", "led=- led_marriage=false").replace("pending=0", "pending=0 opp_pending=0")
+    .replace("played=-", "played=- taken=- opp_taken=-")
+)
+KEYS_10 = [token.split("=")[0] for token in TURN_LINE.split()[1:]]
+KEYS_11 = [token.split("=")[0] for token in TURN_LINE_11.split()[1:]]
 
 REFEREE_LINES = [
     "arena 1",
     "arena 1 2",
+    "arena 1 1.1",
+    "arena 1.1 2.10",
     "match m1 seat=0 opponent=greedy variant=santase deck=24 deal_batches=3,3 must_head=true",
     "deal 0 dealer=1",
     "play 1 Ah",
@@ -105,27 +126,57 @@ REFEREE_LINES = [
     TURN_LINE,
     TURN_LINE.replace("closed=-", "closed=1").replace("led=-", "led=Qh").replace("bank=-", "bank=9000")
     .replace("marriages=-", "marriages=0h,1s").replace("played=-", "played=9d,Th").replace("known=-", "known=Kh"),
+    TURN_LINE_11,
+    TURN_LINE_11.replace("led=- led_marriage=false", "led=Qh led_marriage=true")
+    .replace("opp_pending=0", "opp_pending=20")
+    .replace("played=- taken=- opp_taken=-", "played=9d,Th,Jc,Ac taken=9d,Th opp_taken=Jc,Ac"),
 ]
 
 
 @pytest.mark.parametrize("line", REFEREE_LINES)
 def test_referee_lines_decode_and_encode_back_exactly(line):
     msg = decode_referee_line(line)
-    assert encode(msg) == line
+    version = V1_1 if line == TURN_LINE_11 or "led_marriage=" in line else V1_0
+    assert encode(msg, version) == line
     assert decode_referee_line(line + "\n") == msg
+
+
+def test_a_1_0_line_decodes_without_the_1_1_fields_and_a_1_1_line_with_them():
+    old = decode_referee_line(TURN_LINE).view
+    assert (old.taken, old.opponent_pending, old.led_marriage) == (None, None, None)
+    new = decode_referee_line(TURN_LINE_11.replace(" taken=-", " taken=9d,Th")
+                              .replace("opp_pending=0", "opp_pending=20")
+                              .replace("led_marriage=false", "led_marriage=true")).view
+    assert new.taken == ((ALL_CARDS[6], ALL_CARDS[16]), ())
+    assert (new.opponent_pending, new.led_marriage) == (20, True)
+    assert without_11(new) == dataclasses.replace(old, led=old.led)
+    # the referee cannot send a 1.1 line without the 1.1 fields: that is its own bug, not the bot's
+    with pytest.raises(RefereeProtocolError) as info:
+        encode(decode_referee_line(TURN_LINE), V1_1)
+    assert info.value.code == "internal"
+
+
+def test_versions_are_numbers_with_a_text_form():
+    assert [str(v) for v in (V1_0, V1_1, Version(2), Version(1, 10))] == ["1", "1.1", "2", "1.10"]
+    assert Version.parse("1") == Version.parse("1.0") == V1_0 and Version.parse("1.1") == V1_1
+    assert V1_0 < V1_1 < Version(1, 10) < Version(2)
+    assert encode(Hello()) == "arena 1 1.1"
+    for bad in ["", "1.", ".1", "1.1.1", "v1", "1,1", "-1", "\u00b2", "1 1", "1234567890"]:
+        with pytest.raises(ValueError):
+            Version.parse(bad)
 
 
 def test_every_referee_message_type_round_trips():
     c = ALL_CARDS
     turn = decode_referee_line(TURN_LINE)
     messages = [
-        Hello(), Hello((1, 2)),
+        Hello(), Hello((Version(1), Version(2))), Hello((V1_1,)),
         MatchStart("m1", 1, "greedy", rules_to_wire(PRESETS["schnapsen"])),
         DealStart(3, 0),
         Played(0, c[5]), MarriageShown(1, c[2], 20), MarriageShown(0, c[9], 0), Exchanged(0, c[11]), Closed(1),
         TrickWon(0, 21), Drew(1, c[3]), Drew(0, None), Declared(1, 66),
         DealEnd(0, 3, "closed-and-reached-66", (70, 0), (3, 5)),
-        turn, Turn(turn.view, turn.legal, 250, 0),
+        turn, Turn(turn.view, turn.legal, 250, 0), decode_referee_line(TURN_LINE_11),
         MatchEnd(1, (4, 11), "target"), MatchEnd(None, (0, 0), "disconnect"),
         Error("illegal", "play As: As is not in your hand"),
         Quit(),
@@ -134,10 +185,13 @@ def test_every_referee_message_type_round_trips():
                                             TrickWon, Drew, Declared, DealEnd, Turn, MatchEnd, Error, Quit}
     for msg in messages:
         referee_round_trip(msg)
+        if isinstance(msg, Turn) and msg.view.taken is not None:
+            referee_round_trip(msg, V1_1)
 
 
 def test_every_bot_message_type_round_trips():
-    for msg in [BotHello(1, "mybot"), BotHello(1, "mybot", {"author": "ada", "version": "1.2"}),
+    for msg in [BotHello(V1_0, "mybot"), BotHello(V1_1, "mybot"),
+                BotHello(V1_0, "mybot", {"author": "ada", "version": "1.2"}),
                 Info("depth 7 eval +0.35"), *(Reply(a) for a in ALL_ACTIONS)]:
         bot_round_trip(msg)
 
@@ -153,13 +207,17 @@ def test_the_protocol_docs_transcript_decodes_and_encodes_back():
 
 
 def test_turn_lines_carry_exactly_the_keys_protocol_md_lists():
+    """The table lists every key of a 1.1 line; those marked (1.1) are exactly the ones a 1.0 line lacks."""
     section = PROTOCOL_MD.split("### `turn")[1].split("### Events")[0]
-    documented = set()
-    for first, second in re.findall(r"^\| `(\w+)`(?: / `(\w+)`)? \|", section, re.M):
+    documented, new = set(), set()
+    for first, second, since in re.findall(r"^\| `(\w+)`(?: / `(\w+)`)?( \(1\.1\))? \|", section, re.M):
         documented |= {first, second} - {""}
-    keys = [token.split("=")[0] for token in TURN_LINE.split()[1:]]
-    assert set(keys) == documented
-    assert keys[-1] == "legal"
+        if since:
+            new |= {first, second} - {""}
+    assert set(KEYS_11) == documented
+    assert set(KEYS_10) == documented - new
+    assert KEYS_10 == [k for k in KEYS_11 if k not in new]  # the 1.0 keys keep their order
+    assert KEYS_10[-1] == KEYS_11[-1] == "legal"
 
 
 def test_bot_line_endings_and_the_colon_form():
@@ -169,7 +227,9 @@ def test_bot_line_endings_and_the_colon_form():
         assert decode_bot_bytes(line.encode()) == play_th, repr(line)
     assert decode_bot_line("exchange\r\n") == Reply(EXCHANGE)
     assert decode_bot_line("marriage:Qh  \r") == Reply(Action.parse("marriage Qh"))
-    assert decode_bot_line("bot 1 mybot author=ada \r\n") == BotHello(1, "mybot", {"author": "ada"})
+    assert decode_bot_line("bot 1 mybot author=ada \r\n") == BotHello(V1_0, "mybot", {"author": "ada"})
+    assert decode_bot_line("bot 1.0 mybot") == BotHello(V1_0, "mybot")
+    assert decode_bot_line("bot 1.1 mybot") == BotHello(V1_1, "mybot")
     assert decode_bot_line("info searching  \r\n") == Info("searching")
     for action in ALL_ACTIONS:  # every legal= entry is a reply as it stands, and with ':' written as a space
         assert decode_bot_line(action.token()) == Reply(action)
@@ -192,7 +252,8 @@ def test_malformed_bot_lines(line):
     assert bot_error(line).code == "malformed"
 
 
-@pytest.mark.parametrize("line", ["bot", "bot x y", "bot 1 a,b", "bot 1 a=b", "bot 1", "bot -1 x", "bot 1.0 x",
+@pytest.mark.parametrize("line", ["bot", "bot x y", "bot 1 a,b", "bot 1 a=b", "bot 1", "bot -1 x", "bot 1. x",
+                                  "bot .1 x", "bot 1.1.1 x", "bot 1,1 x", "bot v1.1 x", "bot 1.1", "bot 1.x y",
                                   "bot  1 x", "bot 1  x", "bot 1 x author", "bot 1 x =ada"])
 def test_bad_handshake_lines(line):
     assert bot_error(line).code == "handshake"
@@ -221,7 +282,8 @@ def test_a_well_formed_action_that_is_not_legal_is_left_to_the_referee():
 
 
 # ---------------------------------------------------------------------------- garbage from a referee
-@pytest.mark.parametrize("line", ["", "hello", "arena x", "arena 1 ?", "match", "match m1", "match m1 seat=0",
+@pytest.mark.parametrize("line", ["", "hello", "arena x", "arena 1 ?", "arena 1 1.", "arena 1.1.1",
+                                  "match", "match m1", "match m1 seat=0",
                                   "match m1 seat=x opponent=a", "match m1 seat=0 opponent=a deck", "deal",
                                   "deal 0", "deal x dealer=0", "deal 0 dealer=", "play", "play 0", "play x Th",
                                   "play 0 Xx", "marriage 0 Qc", "marriage 0 Qc x", "exchange 0 X", "trick 0",
@@ -230,7 +292,11 @@ def test_a_well_formed_action_that_is_not_legal_is_left_to_the_referee():
                                   "match-end 0 11 target", "match-end x 1,1 target", "error", "turn",
                                   "turn seat=0", TURN_LINE.replace("hand=9c,Jc", "hand=9c,Xx"),
                                   TURN_LINE.replace("talon=12", "talon=many"), TURN_LINE.replace("legal=", "legal=x,"),
-                                  TURN_LINE.replace(" time=1000", ""), TURN_LINE.replace("led=-", "led=")])
+                                  TURN_LINE.replace(" time=1000", ""), TURN_LINE.replace("led=-", "led="),
+                                  TURN_LINE_11.replace("led_marriage=false", "led_marriage=yes"),
+                                  TURN_LINE_11.replace(" taken=-", " taken=Xx"),
+                                  TURN_LINE_11.replace("opp_pending=0", "opp_pending=x"),
+                                  TURN_LINE_11.replace(" opp_taken=-", "")])
 def test_malformed_referee_lines(line):
     with pytest.raises(RefereeProtocolError) as info:
         decode_referee_line(line)
@@ -246,7 +312,7 @@ def test_encoding_an_impossible_message_is_the_referees_fault():
 
 
 # ------------------------------------------------------------------------------- bugs these tests found
-@pytest.mark.parametrize("line", ["bot \u00b2 x", "bot \u2460 x"])
+@pytest.mark.parametrize("line", ["bot \u00b2 x", "bot \u2460 x", "bot 1.\u00b2 x"])
 def test_bot_version_with_a_superscript_digit_is_a_handshake_error(line):
     assert bot_error(line).code == "handshake"
 
@@ -315,8 +381,11 @@ def game_turns(draw):
     return Turn(view, legal, draw(st.integers(1, 60_000)), draw(st.none() | counts))
 
 
+versions = st.builds(Version, st.integers(0, 10**9 - 1), st.integers(0, 10**9 - 1))
+
+
 referee_messages = st.one_of(
-    st.builds(Hello, st.lists(st.integers(0, 99), min_size=1, max_size=4).map(tuple)),
+    st.builds(Hello, st.lists(versions, min_size=1, max_size=4).map(tuple)),
     match_starts(),
     st.builds(DealStart, counts, seats),
     st.builds(Played, seats, cards),
@@ -336,7 +405,7 @@ referee_messages = st.one_of(
 )
 
 bot_messages = st.one_of(
-    st.builds(BotHello, st.integers(0, 10**9), tokens, st.dictionaries(keys, values, max_size=3)),
+    st.builds(BotHello, versions, tokens, st.dictionaries(keys, values, max_size=3)),
     # info text: anything on one line; trailing blanks are stripped like on every bot line
     st.builds(Info, st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"))
               .filter(lambda t: t == t.rstrip(" \t"))),
@@ -353,9 +422,14 @@ def test_random_referee_messages_round_trip(msg):
 @settings(SETTINGS, max_examples=200)
 @given(game_turns())
 def test_random_turns_from_real_games_round_trip(turn):
-    line = referee_round_trip(turn)
-    assert line.startswith(f"turn seat={turn.view.seat} ")
-    assert len(line.encode()) <= MAX_LINE_BYTES
+    old = referee_round_trip(turn)
+    new = referee_round_trip(turn, V1_1)
+    for line in (old, new):
+        assert line.startswith(f"turn seat={turn.view.seat} ")
+        assert len(line.encode()) <= MAX_LINE_BYTES
+    assert [t.split("=")[0] for t in old.split()[1:]] == KEYS_10
+    assert [t.split("=")[0] for t in new.split()[1:]] == KEYS_11
+    assert [t for t in new.split()[1:] if t.split("=")[0] in KEYS_10] == old.split()[1:]  # 1.1 only adds
 
 
 @SETTINGS
@@ -407,14 +481,11 @@ def test_arbitrary_text_from_a_referee_gives_a_message_or_a_referee_protocol_err
     _decodes_or_protocol_error(decode_referee_line, text, RefereeProtocolError)
 
 
-TURN_KEYS = [token.split("=")[0] for token in TURN_LINE.split()[1:]]
-
-
 @settings(SETTINGS, max_examples=300)
-@given(st.sampled_from(TURN_KEYS),
+@given(st.sampled_from(KEYS_11),
        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")))
 def test_a_turn_with_one_garbled_value_gives_a_turn_or_a_referee_protocol_error(key, value):
-    line = re.sub(rf"(?<= ){key}=\S*", lambda _: f"{key}={value}", TURN_LINE)
+    line = re.sub(rf"(?<= ){key}=\S*", lambda _: f"{key}={value}", TURN_LINE_11)
     _decodes_or_protocol_error(decode_referee_line, line, RefereeProtocolError)
 
 

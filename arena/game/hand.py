@@ -114,6 +114,8 @@ class Deal:
         self.marriages: list[tuple[int, int]] = []  # (seat, suit) in order
         self.known = [0, 0]  # cards of each seat's hand that the other seat has seen
         self.played_mask = 0
+        self.taken = [0, 0]  # mask of the cards each seat has won in tricks
+        self.led_marriage = False  # the card on the table was led with a marriage
         self.first_66: int | None = None
         self.last_trick_winner: int | None = None
         self.result: DealResult | None = None
@@ -295,6 +297,7 @@ class Deal:
         if self._reached_66(seat) and self.rules.declare_66 == "automatic":
             self._finish_win(seat, DealEndReason.REACHED_66)
             return
+        self.led_marriage = True
         self._play(seat, card)
 
     def _play(self, seat: int, card: Card) -> None:
@@ -313,7 +316,9 @@ class Deal:
         else:
             winner = seat if card // 6 == self.trump else leader
         self.led = None
+        self.led_marriage = False
         self.played_mask |= bit | (1 << led)
+        self.taken[winner] |= bit | (1 << led)
         pts = _POINTS[led] + _POINTS[card]
         self.won_points[winner] += pts
         self.tricks[winner] += 1
@@ -426,6 +431,9 @@ class Deal:
             played=tuple(cards_in(self.played_mask)),
             opponent_known=tuple(cards_in(self.known[other] & self.hands[other])),
             match_score=match_score,
+            taken=(tuple(cards_in(self.taken[seat])), tuple(cards_in(self.taken[other]))),
+            opponent_pending=self.pending_marriage[other],
+            led_marriage=self.led_marriage,
         )
 
     def record(self) -> dict[str, object]:

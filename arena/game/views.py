@@ -27,6 +27,11 @@ class SeatView:
     played: tuple[Card, ...]  # cards in completed tricks
     opponent_known: tuple[Card, ...]  # cards I know are in the opponent's hand
     match_score: tuple[int, int]  # game points (mine, opponent's)
+    # Protocol 1.1 (None where a view was read from a 1.0 turn line). All three follow from public events
+    # alone (plays, tricks, marriages), which a bot with memory already has: they show no hidden card.
+    taken: tuple[tuple[Card, ...], tuple[Card, ...]] | None = None  # (mine, opponent's): cards won in tricks
+    opponent_pending: int | None = None  # the opponent's marriage points waiting for its first won trick
+    led_marriage: bool | None = None  # the led card was announced as a marriage (False when none is led)
 
     @property
     def trump_char(self) -> str:

@@ -1,4 +1,4 @@
-"""The bot kit: write one function, get a complete protocol v1 bot.
+"""The bot kit: write one function, get a complete protocol 1.x bot.
 
     from arena.protocol.botkit import run
 
@@ -7,8 +7,8 @@
 
     run(choose, name="first", author="ada")
 
-``run`` does the handshake (it picks version 1), reads the referee's lines from stdin, calls ``choose`` for
-every ``turn`` and writes (and flushes) the reply. It plays any number of matches in a row and returns on
+``run`` does the handshake, reads the referee's lines from stdin, calls ``choose`` for every ``turn`` and
+writes (and flushes) the reply. It plays any number of matches in a row and returns on
 ``quit`` or at end of input, so the script then exits with status 0. Optional hooks see everything else:
 
     on_match_start(msg: MatchStart, rules: RuleSet | None)   rules decoded from the match line
@@ -19,6 +19,13 @@ every ``turn`` and writes (and flushes) the reply. It plays any number of matche
 
 ``info(text)`` writes an ``info`` line (commentary kept in the transcript). Use stderr for debug output.
 docs/PROTOCOL.md is the contract this module implements.
+
+Versions: ``run(choose, version="1.1")`` asks for protocol 1.1, whose turn line also gives ``choose`` the
+cards each seat has taken (``view.taken``: mine, the opponent's), the opponent's pending marriage points
+(``view.opponent_pending``) and whether the led card came with a marriage (``view.led_marriage``). The kit
+answers with the newest version up to ``version`` that the referee offers (so a 1.1 kit bot still plays
+against a referee that offers only 1), and under 1.0 those three are None. The default is ``"1"``: a bot
+written before 1.1 keeps getting exactly the lines it always got.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from arena.game.variants import PRESETS, RulesError, RuleSet
 from arena.game.views import SeatView
 from arena.protocol.codec import decode_referee_line, encode
 from arena.protocol.messages import (
+    V1_0,
     BotHello,
     DealEnd,
     DealStart,
@@ -42,9 +50,10 @@ from arena.protocol.messages import (
     MatchStart,
     Quit,
     Turn,
+    Version,
 )
 
-VERSION = 1
+VERSION = V1_0  # the default of run(version=...): what a kit bot written before 1.1 speaks
 # Message names the kit knows; any other line is an event added in a later 1.x and is ignored.
 KNOWN = {"arena", "match", "deal", "turn", "deal-end", "match-end", "error", "quit",
          "play", "marriage", "exchange", "close", "trick", "draw", "declare"}
@@ -97,11 +106,16 @@ def run(
     on_deal_end: Callable[[DealEnd], None] | None = None,
     on_match_end: Callable[[MatchEnd], None] | None = None,
     extras: dict[str, str] | None = None,
+    version: str | Version = VERSION,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
 ) -> None:
-    """Play until ``quit`` or end of input. ``stdin``/``stdout`` default to the process's own."""
+    """Play until ``quit`` or end of input. ``stdin``/``stdout`` default to the process's own.
+
+    ``version``: the newest protocol version the bot wants ("1" or "1.1"); the kit chooses the newest one
+    up to it that the referee offers, of the same major version."""
     global _out
+    wanted = version if isinstance(version, Version) else Version.parse(version)
     inp = stdin or sys.stdin
     _out = stdout or sys.stdout
     for stream in (inp, _out):  # the protocol is UTF-8 whatever the locale says
@@ -115,9 +129,12 @@ def run(
         msg = decode_referee_line(line)
         match msg:
             case Hello(versions):
-                if VERSION not in versions:
-                    sys.exit(f"{name}: the referee offers versions {versions}, this kit speaks {VERSION}")
-                send(encode(BotHello(VERSION, name, hello_extras)))
+                usable = [v for v in versions if v.major == wanted.major and v <= wanted]
+                if not usable:
+                    offered = " ".join(map(str, versions))
+                    speaks = str(wanted) if wanted.minor == 0 else f"{wanted.major} to {wanted}"
+                    sys.exit(f"{name}: the referee offers versions {offered}; this bot speaks {speaks}")
+                send(encode(BotHello(max(usable), name, hello_extras)))
             case Turn(view, legal):
                 action = choose(view, list(legal))
                 if isinstance(action, str):

@@ -1,4 +1,7 @@
-"""encode(message) -> line and decode(line) -> message for protocol v1. Pure: no I/O.
+"""encode(message) -> line and decode(line) -> message for protocol 1.x. Pure: no I/O.
+
+The version a bot chose in its handshake decides only the form of its ``turn`` lines: `encode` takes it
+(1.0 by default), and a 1.0 bot gets exactly the lines it got before 1.1 existed.
 
 Two error classes keep blame straight (the habit is h11's): BotProtocolError when a bot's line is wrong,
 RefereeProtocolError when a referee's line is wrong (what the bot kit raises, or the referee when it is
@@ -18,6 +21,8 @@ from arena.game.views import SeatView, drawn_card_seen
 from arena.protocol.messages import (
     MAX_LINE_BYTES,
     PROTOCOL_NAME,
+    V1_0,
+    V1_1,
     BotHello,
     BotMessage,
     Closed,
@@ -39,11 +44,12 @@ from arena.protocol.messages import (
     Reply,
     TrickWon,
     Turn,
+    Version,
 )
 
 
 class ProtocolError(ValueError):
-    """A line that is not valid protocol v1. ``code`` is the error code sent in ``error <code> ...``."""
+    """A line that is not valid protocol 1.x. ``code`` is the error code sent in ``error <code> ...``."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -59,7 +65,6 @@ class RefereeProtocolError(ProtocolError):
 
 
 _TOKEN = re.compile(r"[^\s=,]+")
-_VERSION = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
 NONE = "-"
 
 
@@ -129,8 +134,9 @@ def _kv(tokens: list[str], err: type[ProtocolError]) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------- encode
-def encode(msg: RefereeMessage | BotMessage) -> str:
-    """One protocol line, without the newline."""
+def encode(msg: RefereeMessage | BotMessage, version: Version = V1_0) -> str:
+    """One protocol line, without the newline. ``version``: the version the receiving bot chose in its
+    handshake; from 1.1 on a ``turn`` line carries more keys (docs/PROTOCOL.md, "What changed in 1.1")."""
     match msg:
         case Hello(versions):
             return f"{PROTOCOL_NAME} " + " ".join(map(str, versions))
@@ -159,7 +165,7 @@ def encode(msg: RefereeMessage | BotMessage) -> str:
         case DealEnd(winner, gp, reason, points, score):
             return f"deal-end {winner} {gp} {reason.replace(' ', '-')} {points[0]},{points[1]} {score[0]},{score[1]}"
         case Turn(view, legal, time_ms, bank_ms):
-            return _encode_turn(view, legal, time_ms, bank_ms)
+            return _encode_turn(view, legal, time_ms, bank_ms, version)
         case MatchEnd(winner, score, reason):
             w = NONE if winner is None else str(winner)
             return f"match-end {w} {score[0]},{score[1]} {reason.replace(' ', '-')}"
@@ -177,15 +183,25 @@ def encode(msg: RefereeMessage | BotMessage) -> str:
     raise RefereeProtocolError("internal", f"cannot encode {msg!r}")
 
 
-def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: int | None) -> str:
+def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: int | None,
+                 version: Version) -> str:
     marriages = ",".join(f"{s}{SUITS[suit]}" for s, suit in v.marriages) or NONE
+    # 1.1's keys sit next to the 1.0 keys they complete; a 1.0 line is exactly what 1.0 always sent
+    led_marriage = pending = taken = ""
+    if version >= V1_1:
+        if v.taken is None or v.opponent_pending is None or v.led_marriage is None:
+            raise RefereeProtocolError("internal", "a 1.1 turn line needs a view with taken, opponent_pending "
+                                                   "and led_marriage")
+        led_marriage = f" led_marriage={'true' if v.led_marriage else 'false'}"
+        pending = f" opp_pending={v.opponent_pending}"
+        taken = f" taken={_cards(v.taken[0])} opp_taken={_cards(v.taken[1])}"
     return (
         f"turn seat={v.seat} hand={_cards(v.hand)} trump={SUITS[v.trump_suit]} "
         f"turned={_card_or_none(v.trump_card)} talon={v.talon_size} "
-        f"closed={NONE if v.closed_by is None else v.closed_by} led={_card_or_none(v.led)} "
+        f"closed={NONE if v.closed_by is None else v.closed_by} led={_card_or_none(v.led)}{led_marriage} "
         f"leader={v.leader} dealer={v.dealer} points={v.points[0]} opp_points={v.points[1]} "
-        f"pending={v.pending_marriage} tricks={v.tricks[0]} opp_tricks={v.tricks[1]} "
-        f"marriages={marriages} played={_cards(v.played)} known={_cards(v.opponent_known)} "
+        f"pending={v.pending_marriage}{pending} tricks={v.tricks[0]} opp_tricks={v.tricks[1]} "
+        f"marriages={marriages} played={_cards(v.played)}{taken} known={_cards(v.opponent_known)} "
         f"score={v.match_score[0]} opp_score={v.match_score[1]} "
         f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
         f"legal={','.join(a.token() for a in legal)}"
@@ -229,16 +245,21 @@ def decode_bot_line(line: str) -> BotMessage:
         return Info(rest)
     if head == "bot":
         parts = rest.split(" ")
-        if len(parts) < 2 or not _VERSION.fullmatch(parts[0]) or not _TOKEN.fullmatch(parts[1]):
+        try:
+            version = Version.parse(parts[0])
+        except ValueError:
+            version = None
+        if len(parts) < 2 or version is None or not _TOKEN.fullmatch(parts[1]):
             raise BotProtocolError(
                 "handshake",
-                f"expected 'bot <version> <name> [key=value ...]' (name: one token without '=' or ','), got {line!r}",
+                "expected 'bot <version> <name> [key=value ...]' (version: 1 or 1.1; name: one token without "
+                f"'=' or ','), got {line!r}",
             )
         try:
             extras = _kv(parts[2:], BotProtocolError)
         except BotProtocolError as e:
             raise BotProtocolError("handshake", str(e)) from None
-        return BotHello(int(parts[0]), parts[1], extras)
+        return BotHello(version, parts[1], extras)
     try:
         return Reply(Action.parse(line))  # ``play Th`` or its token form ``play:Th``
     except ActionSyntaxError as e:
@@ -262,7 +283,7 @@ def decode_referee_line(line: str) -> RefereeMessage:
     head, args = tokens[0], tokens[1:]
     try:
         if head == PROTOCOL_NAME:
-            return Hello(tuple(_int(a, err, "version") for a in args))
+            return Hello(tuple(_version(a, err) for a in args))
         if head == "match":
             kv = _kv(args[1:], err)
             seat = _int(kv.pop("seat"), err, "seat")
@@ -311,6 +332,19 @@ def decode_referee_line(line: str) -> RefereeMessage:
 _EVENT_HEADS = frozenset({"play", "marriage", "exchange", "close", "trick", "draw", "declare"})
 
 
+def _version(text: str, err: type[ProtocolError]) -> Version:
+    try:
+        return Version.parse(text)
+    except ValueError as e:
+        raise err("malformed", str(e)) from None
+
+
+def _bool(text: str, err: type[ProtocolError], what: str) -> bool:
+    if text not in ("true", "false"):
+        raise err("malformed", f"{what}: expected true or false, got {text!r}")
+    return text == "true"
+
+
 def _suit(text: str, err: type[ProtocolError]) -> int:
     if len(text) != 1 or text not in SUITS:
         raise err("malformed", f"{text!r} is not a suit (one of {' '.join(SUITS)})")
@@ -324,6 +358,12 @@ def _decode_turn(kv: dict[str, str]) -> Turn:
         for m in kv["marriages"].split(","):
             marriages.append((_int(m[:-1], err, "marriage seat"), _suit(m[-1:], err)))
     closed = None if kv["closed"] == NONE else _int(kv["closed"], err, "closed")
+    # 1.1's keys: absent from a 1.0 line, where the view holds None for them
+    taken = None
+    if "taken" in kv or "opp_taken" in kv:
+        taken = (_parse_cards(kv["taken"], err), _parse_cards(kv["opp_taken"], err))
+    opp_pending = _int(kv["opp_pending"], err, "opp_pending") if "opp_pending" in kv else None
+    led_marriage = _bool(kv["led_marriage"], err, "led_marriage") if "led_marriage" in kv else None
     view = SeatView(
         seat=_int(kv["seat"], err, "seat"),
         hand=_parse_cards(kv["hand"], err),
@@ -342,6 +382,9 @@ def _decode_turn(kv: dict[str, str]) -> Turn:
         played=_parse_cards(kv["played"], err),
         opponent_known=_parse_cards(kv["known"], err),
         match_score=(_int(kv["score"], err, "score"), _int(kv["opp_score"], err, "opp_score")),
+        taken=taken,
+        opponent_pending=opp_pending,
+        led_marriage=led_marriage,
     )
     try:
         legal = tuple(Action.parse(t) for t in kv["legal"].split(","))

@@ -1,22 +1,49 @@
-"""Protocol v1 messages, one frozen dataclass per message. docs/PROTOCOL.md is the contract."""
+"""Protocol 1.x messages, one frozen dataclass per message. docs/PROTOCOL.md is the contract."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from arena.game.actions import Action
 from arena.game.cards import Card
 from arena.game.views import SeatView
 
 PROTOCOL_NAME = "arena"
-VERSIONS = (1,)
 MAX_LINE_BYTES = 4096
+
+_VERSION = re.compile(r"([0-9]{1,9})(?:\.([0-9]{1,9}))?")  # ASCII digits: str.isdigit() also takes '²'
+
+
+class Version(NamedTuple):
+    """A protocol version, ``major.minor``. Its text drops a zero minor: ``1`` is 1.0 (what a 1.0 bot and
+    referee write), ``1.1`` is 1.1; ``1.0`` is read as 1.0 too. Versions compare as numbers (1.1 < 1.10)."""
+
+    major: int
+    minor: int = 0
+
+    def __str__(self) -> str:
+        return str(self.major) if self.minor == 0 else f"{self.major}.{self.minor}"
+
+    @classmethod
+    def parse(cls, text: str) -> Version:
+        """ValueError when ``text`` is not ``<major>`` or ``<major>.<minor>`` in ASCII digits."""
+        m = _VERSION.fullmatch(text)
+        if m is None:
+            raise ValueError(f"{text!r} is not a protocol version like 1 or 1.1")
+        return cls(int(m.group(1)), int(m.group(2) or 0))
+
+
+V1_0 = Version(1, 0)
+V1_1 = Version(1, 1)  # the turn line also carries taken, opp_taken, opp_pending and led_marriage
+VERSIONS = (V1_0, V1_1)  # what the referee offers, in this order: `arena 1 1.1`
 
 
 # ----------------------------------------------------------------- referee -> bot
 @dataclass(frozen=True)
 class Hello:
-    versions: tuple[int, ...] = VERSIONS
+    versions: tuple[Version, ...] = VERSIONS
 
 
 @dataclass(frozen=True)
@@ -119,7 +146,7 @@ RefereeMessage = (
 # ----------------------------------------------------------------- bot -> referee
 @dataclass(frozen=True)
 class BotHello:
-    version: int
+    version: Version  # the version the bot chose; it decides the form of its turn lines
     name: str
     extras: dict[str, str] = field(default_factory=dict)  # author=..., version=...
 
