@@ -28,11 +28,12 @@ from arena.report import context as ctx
 from arena.report import render_report
 from arena.report.charts import histogram, line_chart, ratings_chart
 from arena.tournament.build import BotProvenance
-from arena.tournament.store import Store
+from arena.tournament.store import Store, StoredDeal
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIL = "<script>alert(1)</script>"
 EVIL_STDERR = "warning: <b>bold</b></script><img src=x onerror=alert(2)> & done\n"
+EVIL_INFO = "depth 3 </script><img src=x onerror=alert(3)> & <b>eval</b>"
 
 
 # ------------------------------------------------------------------------------------------- databases
@@ -72,6 +73,83 @@ def play_real_tournament(path: Path) -> Store:
     return store
 
 
+#: A bot that says what it is about to do: an ``info`` line before every reply (``decision N of L chose A``:
+#: its N-th turn in this process, L legal actions, A the one it plays, always the last) and one after it
+#: (``done N``, written together with the reply). With an argument K it answers every K-th turn with an
+#: illegal action instead (``decision N breaks the rules``).
+CHATTY = """\
+import sys
+
+bad_every = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+n = 0
+
+
+def out(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "arena":
+        out("info hello from chatty\\nbot 1 chatty\\n")
+    elif words[0] == "turn":
+        n += 1
+        legal = dict(w.split("=", 1) for w in words[1:] if "=" in w)["legal"].split(",")
+        if bad_every and n % bad_every == 0:
+            wrong = next(a for a in ("exchange", "close", "play:As", "play:Ks", "play:Ah") if a not in legal)
+            out(f"info decision {n} breaks the rules\\n{wrong.replace(':', ' ')}\\n")
+            continue
+        choice = legal[-1]
+        out(f"info decision {n} of {len(legal)} chose {choice}\\n{choice.replace(':', ' ')}\\ninfo done {n}\\n")
+    elif words[0] == "quit":
+        break
+"""
+
+
+def play_why_tournament(path: Path, bot_dir: Path) -> Store:
+    """chatty and greedy play one duplicate pair, and sloppy (chatty breaking every 7th turn) one match
+    against greedy under the random-move policy: replays with info lines, think times, a substituted move
+    and a pair whose play diverges. The bots run without a sandbox (this is not about the sandbox)."""
+    import trio
+
+    from arena.referee.clock import TimeControl
+    from arena.referee.match import Player, ViolationPolicy, play_match
+    from arena.referee.process import BotSpec
+
+    bot_dir.mkdir(parents=True, exist_ok=True)
+    chatty = bot_dir / "chatty.py"
+    chatty.write_text(CHATTY)
+    tc = TimeControl(move_ms=5000, handshake_ms=10000)
+    argv = {"chatty": (sys.executable, str(chatty)), "sloppy": (sys.executable, str(chatty), "7"),
+            "greedy": (sys.executable, str(ROOT / "bots" / "greedy.py"))}
+    players = {n: Player(BotSpec(n, a, sandbox="none"), tc) for n, a in argv.items()}
+    sched = [
+        MatchSpec("chatty-vs-greedy-p0-g0", ("chatty", "greedy"), 0, 0, "chatty", "greedy", deal_seed=5,
+                  match_seed=0, order=0),
+        MatchSpec("chatty-vs-greedy-p0-g1", ("chatty", "greedy"), 0, 1, "greedy", "chatty", deal_seed=5,
+                  match_seed=1, order=1),
+        MatchSpec("sloppy-vs-greedy-p0-g0", ("sloppy", "greedy"), 0, 0, "sloppy", "greedy", deal_seed=7,
+                  match_seed=2, order=2),
+    ]
+    store = Store(path)
+    rules = preset("santase")
+    store.begin("why", "tournaments/why.yaml", "name: why\n", "h", rules.to_dict(), 1, "round-robin", sched,
+                [BotProvenance(n, " ".join(a), a, f"sha256:{n}") for n, a in argv.items()])
+
+    async def main() -> None:
+        for spec in store.pending("why"):
+            policy = ViolationPolicy.RANDOM_MOVE if "sloppy" in spec.seats else ViolationPolicy.LOSE_MATCH
+            store.save(await play_match(spec.match_id, (players[spec.seat0], players[spec.seat1]), rules,
+                                        spec.deal_seed, spec.match_seed, policy))
+
+    trio.run(main)
+    store.finish("why")
+    return store
+
+
 def _simulate(rules: Any, seed: int) -> dict[str, Any]:
     """One match of random legal play: its deal records, score and winner."""
     rng = random.Random(seed)
@@ -89,17 +167,23 @@ def _simulate(rules: Any, seed: int) -> dict[str, Any]:
     return {"deals": deals, "score": tuple(m.score), "winner": m.winner, "decisions": decisions}
 
 
-def _transcript(decisions: int, seat: int, rng: random.Random) -> list[list[Any]]:
-    lines: list[list[Any]] = [[0.4, ">", "arena 1"], [30.0, "<", f"bot 1 synthetic{seat}"]]
+def _transcript(sim: dict[str, Any], seat: int, rng: random.Random, info: str) -> list[list[Any]]:
+    """A transcript like the referee's: handshake, match line, and per deal its ``deal`` line and one turn
+    per action of ``seat`` with an ``info`` line and the reply (the turn lines' content is made up)."""
+    lines: list[list[Any]] = [[0.4, ">", "arena 1"], [30.0, "<", f"bot 1 synthetic{seat}"],
+                              [31.0, ">", f"match m seat={seat} opponent=x variant=santase"]]
     t = 40.0
-    for n in range(decisions):
-        lines.append([t, ">", f"turn seat={seat} hand=9c,Jc,Qh,Kh,Ts,As trump=h turned=9h talon={12 - n % 12} "
-                              "closed=- led=- leader=0 dealer=1 points=0 opp_points=0 pending=0 tricks=0 "
-                              "opp_tricks=0 marriages=- played=- known=- score=0 opp_score=0 time=1000 bank=- "
-                              "legal=play:9c,play:Jc,play:Qh,play:Kh,play:Ts,play:As"])
-        t += rng.uniform(0.1, 3.0)
-        lines.append([t, "<", "play 9c"])
-        lines.append([t + 0.2, ">", "play 1 Ah"])
+    for i, deal in enumerate(sim["deals"]):
+        lines.append([t, ">", f"deal {i} dealer={deal['dealer']}"])
+        for n, action in enumerate(a for a in deal["actions"] if a.startswith(f"{seat}:")):
+            lines.append([t, ">", f"turn seat={seat} hand=9c,Jc,Qh,Kh,Ts,As trump=h turned=9h talon={12 - n % 12} "
+                                  "closed=- led=- leader=0 dealer=1 points=0 opp_points=0 pending=0 tricks=0 "
+                                  "opp_tricks=0 marriages=- played=- known=- score=0 opp_score=0 time=1000 bank=- "
+                                  "legal=play:9c,play:Jc,play:Qh,play:Kh,play:Ts,play:As"])
+            t += rng.uniform(0.1, 3.0)
+            lines.append([t, "<", f"info {info} nodes {n * 37}"])
+            lines.append([t + 0.1, "<", action.split(":", 1)[1].replace(":", " ")])
+            lines.append([t + 0.2, ">", "play 1 Ah"])
     return lines
 
 
@@ -114,13 +198,15 @@ def synthetic_db(
     stderr: str = "",
     flaky: str | None = None,
     flaky_rate: float = 0.05,
+    info: str = "depth 4 eval +0.35",
 ) -> Store:
     """A tournament of ``n_matches`` (round robin, duplicate pairs) written straight into a Store.
 
     The deals are real games of random play from a pool of ``pool_size`` simulated matches (both games
     of a pair get the same one), the winner of each match is drawn from the bots' strengths (bot i is
     100*i Elo stronger than bot 0) and the bot ``flaky`` (if any) times out in ``flaky_rate`` of its matches. With
-    ``status="running"`` only the first two thirds of the matches are played.
+    ``status="running"`` only the first two thirds of the matches are played. Every decision in the
+    transcripts comes with an ``info`` line saying ``info``.
     """
     rules = preset("santase")
     names = names or [f"bot{i:02d}" for i in range(n_bots)]
@@ -133,7 +219,7 @@ def synthetic_db(
     for w in (0, 1):
         if not pool[w]:
             pool[w] = pool[1 - w]
-    transcripts = {id(sim): [json.dumps(_transcript(sim["decisions"][s], s, rng)) for s in (0, 1)]
+    transcripts = {id(sim): [json.dumps(_transcript(sim, s, rng, info)) for s in (0, 1)]
                    for w in (0, 1) for sim in pool[w]}
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     sched = []
@@ -196,10 +282,18 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Path]:
 
 
 @pytest.fixture(scope="module")
+def why(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Path]:
+    base = tmp_path_factory.mktemp("why")
+    store = play_why_tournament(base / "arena.db", base / "bots")
+    render_report(store, base / "report")
+    return store, base / "report"
+
+
+@pytest.fixture(scope="module")
 def evil(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Path]:
     base = tmp_path_factory.mktemp("evil")
     store = synthetic_db(base / "arena.db", names=["greedy", EVIL, "a/../../b", "Greedy"], n_matches=24,
-                         stderr=EVIL_STDERR, flaky=EVIL, flaky_rate=0.5, pool_size=12)
+                         stderr=EVIL_STDERR, flaky=EVIL, flaky_rate=0.5, pool_size=12, info=EVIL_INFO)
     render_report(store, base / "report")
     return store, base / "report"
 
@@ -299,7 +393,7 @@ def test_index_has_standings_for_every_bot(real: tuple[Store, Path]) -> None:
 def test_all_links_resolve_and_nothing_is_remote(real: tuple[Store, Path]) -> None:
     _, report = real
     pages = list(report.rglob("*.html"))
-    assert len(pages) == 1 + 1 + 1 + 3 + 6  # index, rules, matches, bots, matches
+    assert len(pages) == 1 + 1 + 1 + 3 + 6 + 3  # index, rules, matches, bots, matches, pairs
     for page in pages:
         p = parse(page)
         for ref in p.refs:
@@ -413,6 +507,200 @@ def test_empty_tournament_renders(tmp_path: Path) -> None:
     html = (tmp_path / "report" / "index.html").read_text()
     assert "progress: 0 of 2 matches played" in html
     assert sorted(standings_bots(tmp_path / "report")) == ["bot00", "bot01"]
+
+
+# ------------------------------------------------------------------------------------------- why did I lose
+def step_actions(store: Store, match_id: str, data: dict[str, Any]) -> dict[int, str]:
+    """Replay step -> the action it shows ("0:play:Th"), from the database's deals (not from the replay)."""
+    out = {}
+    for row, info in zip(store.deals(match_id), data["deals"], strict=True):
+        for i, token in enumerate(row.actions):
+            out[info["first"] + 1 + i] = token
+    return out
+
+
+def said(data: dict[str, Any], seat: int) -> list[tuple[int, dict[str, Any]]]:
+    return [(n, e) for n, s in enumerate(data["steps"]) for e in s.get("say", []) if e["seat"] == seat]
+
+
+def test_each_decision_shows_its_info_lines_and_think_time_on_its_step(why: tuple[Store, Path]) -> None:
+    """chatty says which action it chose before it replies: on every step, the info lines under a seat name
+    the action that step shows, and the think times are the database's, in order."""
+    store, report = why
+    checked = 0
+    for m in store.matches("why"):
+        data = replay_data(match_page(report, m.match_id))
+        actions = step_actions(store, m.match_id, data)
+        seats = {s.seat: s for s in store.seats(m.match_id)}
+        for seat in (0, 1):
+            entries = said(data, seat)
+            assert [e["ms"] for _, e in entries if "ms" in e] == list(seats[seat].think_ms)
+            assert len(seats[seat].think_ms) > 20
+            for step, e in entries:
+                chose = [line.split(" chose ")[1] for line in e.get("info", []) if " chose " in line]
+                if chose and "notes" not in e:
+                    assert actions[step] == f"{seat}:{chose[0]}", (m.match_id, step, e)
+                    n = e["info"][0].split()[1]
+                    # the line written after the reply (after the match's last one the referee stops reading)
+                    assert e["info"][1:] == [f"done {n}"] or step == entries[-1][0], (m.match_id, step, e)
+                    checked += 1
+                elif step and "notes" not in e:  # greedy says nothing; each of its steps is its own action
+                    assert step in actions and actions[step].startswith(f"{seat}:"), (m.match_id, step, e)
+        chatty_seat = m.seats.index("chatty") if "chatty" in m.seats else m.seats.index("sloppy")
+        assert data["steps"][0]["say"] == [{"seat": chatty_seat, "info": ["hello from chatty"]}]
+    assert checked > 60
+
+
+def test_a_substituted_move_and_the_forfeit_show_the_termination_on_their_steps(why: tuple[Store, Path]) -> None:
+    store, report = why
+    m = next(m for m in store.matches("why") if m.match_id == "sloppy-vs-greedy-p0-g0")
+    data = replay_data(match_page(report, m.match_id))
+    actions = step_actions(store, m.match_id, data)
+    terms = store.match_terminations(m.match_id)
+    assert [t.kind for t in terms] == ["illegal"] * 5 and m.substitutions == (4, 0) and m.reason == "illegal"
+    broke = [(step, e) for step, e in said(data, 0) if "notes" in e]
+    assert len(broke) == len(terms)
+    for (step, e), t in zip(broke, terms, strict=True):
+        assert e["notes"] == [f"termination illegal: {t.detail}"]
+        assert e["reply"] == t.line
+        assert "breaks the rules" in e["info"][0]
+        assert data["steps"][step]["deal"] == t.deal
+    # the first four: the referee's random move for sloppy, on the step that shows it; the fifth lost the match
+    assert all(actions[step].startswith("0:") for step, _ in broke[:4])
+    last = data["deals"][-1]
+    assert broke[-1][0] == last["first"] + last["steps"] - 1
+    html = match_page(report, m.match_id).read_text()
+    assert 'See it in the replay</a>' in html and f'href="#d{last["idx"] + 1}s{last["steps"]}"' in html
+
+
+def test_a_forfeited_match_says_who_forfeited_and_why(real: tuple[Store, Path]) -> None:
+    store, report = real
+    page = parse(match_page(report, "random-vs-garbage-p0-g0"))
+    text = re.sub(r"\s+", " ", "".join(page.text))
+    detail = store.match_terminations("random-vs-garbage-p0-g0")[0].detail
+    assert f"garbage (seat 1) forfeited the match: malformed, {detail}, in deal 1." in text
+    assert "The line: hello world ~~~." in text
+    assert "random wins by forfeit (garbage: malformed)" in text
+    assert "won 0–0" not in text and "won 0\u20130" not in text
+    rows = {r[1]: r for r in parse(report / "matches.html").rows["matches"][1:]}
+    assert rows["random-vs-garbage-p0-g0"][4] == "forfeit (0\u20130)"
+    assert rows["random-vs-greedy-p0-g0"][4] == "{}\u2013{}".format(*store.matches("real")[0].score)
+    target = parse(match_page(report, "random-vs-greedy-p0-g0"))
+    assert "forfeit" not in "".join(target.text)
+
+
+def test_titles_file_names_and_ids_agree_on_the_order_of_the_bots(real: tuple[Store, Path]) -> None:
+    """``A-vs-B-pN-gG`` names the pairing: the page of either game is titled "A vs B" (also the second
+    game, where B has seat 0) and says which seat each bot has."""
+    store, report = real
+    for m in store.matches("real"):
+        path = match_page(report, m.match_id)
+        assert path.name == f"{m.match_id}.html"
+        a, b = m.match_id.rsplit("-p", 1)[0].split("-vs-")
+        html = path.read_text()
+        title = re.search(r"<title>(.*?) · arena</title>", html)
+        assert title and title.group(1) == f"{a} vs {b}"
+        h1 = re.sub(r"<[^>]+>", "", re.search(r"<h1>(.*?)</h1>", html, re.S).group(1))  # type: ignore[union-attr]
+        assert h1.split() == [a, "vs", b]
+        assert f"{m.seat0} has seat 0, {m.seat1} seat 1" in html
+        names = [re.sub(r"<[^>]+>", "", n) for n in re.findall(r'<div class="name">(.*?)</div>', html)]
+        assert names == [a, b]  # the score boxes in the same order, each labelled with its seat
+        if m.spec.game == 1:
+            assert (m.seat0, m.seat1) == (b, a)
+
+
+def test_deals_and_terminations_link_to_their_steps(real: tuple[Store, Path]) -> None:
+    _, report = real
+    page = match_page(report, "random-vs-greedy-p0-g0")
+    data = replay_data(page)
+    html = page.read_text()
+    for n in range(1, len(data["deals"]) + 1):
+        assert f'<a href="#d{n}s1">{n}</a>' in html
+    assert 'id="r-link"' in html
+    garbage = match_page(report, "random-vs-garbage-p0-g0")
+    steps = replay_data(garbage)["deals"][0]["steps"]
+    assert f'<a href="#d1s{steps}">1</a>' in garbage.read_text()  # the termination's deal: its last step
+
+
+def test_pair_page_puts_both_games_side_by_side_and_finds_where_the_play_diverged(why: tuple[Store, Path]) -> None:
+    store, report = why
+    pair = report / "pairs" / "chatty-vs-greedy-p0.html"
+    g0, g1 = "chatty-vs-greedy-p0-g0", "chatty-vs-greedy-p0-g1"
+    for mid in (g0, g1):
+        assert 'href="../pairs/chatty-vs-greedy-p0.html"' in match_page(report, mid).read_text()
+    assert "pairs/" not in match_page(report, "sloppy-vs-greedy-p0-g0").read_text()  # no partner
+    assert sorted(p.name for p in (report / "pairs").iterdir()) == ["chatty-vs-greedy-p0.html"]
+    p = parse(pair)
+    assert json.loads(p.script_text["pair-a"]) == replay_data(match_page(report, g0))
+    assert json.loads(p.script_text["pair-b"]) == replay_data(match_page(report, g1))
+    viewer = json.loads(p.script_text["pair-data"])["deals"]
+    d0, d1 = store.deals(g0), store.deals(g1)
+    assert len(viewer) == max(len(d0), len(d1))
+    for n, (a, b) in enumerate(zip(d0, d1, strict=False)):
+        # computed here from the rows: the same deck; the same dealer -> the same hands in the same seats
+        assert a.deck == b.deck
+        if a.dealer == b.dealer:
+            seating, theirs = "swapped", list(b.actions)
+        else:
+            seating, theirs = "mirrored", [("1" if t[0] == "0" else "0") + t[1:] for t in b.actions]
+        first = next((i for i in range(min(len(a.actions), len(theirs))) if a.actions[i] != theirs[i]), None)
+        if first is None and len(a.actions) != len(theirs):
+            first = min(len(a.actions), len(theirs))
+        assert viewer[n] == {"seating": seating, "diverge": None if first is None else first + 2}, n
+    # deal 1 is dealt alike (same first dealer); chatty plays the last legal action, greedy its own choice
+    assert viewer[0]["seating"] == "swapped" and viewer[0]["diverge"] is not None
+    rows = p.rows["pair-deals"][1:]
+    k = viewer[0]["diverge"]
+    assert rows[0][3] == "the same hands, bots swapped"
+    assert rows[0][4].startswith(f"at step {k}: ")
+    i = k - 2
+    for token, seats, shown in ((d0[0].actions[i], ("chatty", "greedy"), rows[0][4].split(": ", 1)[1].split(" / ")[0]),
+                                (d1[0].actions[i], ("greedy", "chatty"), rows[0][4].split(" / ")[1])):
+        seat, kind, *card = token.split(":")
+        assert shown.startswith(f"{seats[int(seat)]}: {kind}")
+        if card:
+            assert shown.endswith(ctx.card_text(card[0]))
+    assert f'href="#d1s{k}"' in pair.read_text()
+
+
+def test_matches_list_has_a_filter_by_bot(real: tuple[Store, Path], evil: tuple[Store, Path]) -> None:
+    store, report = real
+    html = (report / "matches.html").read_text()
+    options = re.findall(r'<option value="([^"]*)">', html)
+    assert sorted(options) == ["", "", "forfeit", "garbage", "greedy", "lost", "random", "won"]
+    for m in store.matches("real"):
+        assert f'data-seat0="{m.seat0}" data-seat1="{m.seat1}" data-winner="{m.winner}"' in html
+    assert 'href="../matches.html#bot=garbage"' in (report / "bots" / "garbage.html").read_text()
+    _, evil_report = evil
+    bot_page = (evil_report / "bots" / f"{ctx.file_name(EVIL)}.html").read_text()
+    assert "matches.html#bot=%3Cscript%3Ealert%281%29%3C/script%3E" in bot_page
+    assert '<option value="&lt;script&gt;alert(1)&lt;/script&gt;">' in (evil_report / "matches.html").read_text()
+
+
+def test_annotate_without_deal_lines_and_with_odd_transcripts() -> None:
+    """A transcript without ``deal`` lines is matched in match order; think times that do not fit the
+    transcript are taken from it; a transcript that is not a list of lines adds nothing."""
+    rules = preset("santase")
+    sim = _simulate(rules, 3)
+    rows = [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
+                                     "actions": " ".join(d["actions"]), "winner": d["winner"],
+                                     "game_points": d["game_points"], "reason": d["reason"]})
+            for i, d in enumerate(sim["deals"])]
+    mine = [t for r in rows for t in r.actions if t.startswith("1:")]
+    lines: list[list[Any]] = [[0.0, ">", "arena 1"], [1.0, "<", "info early"], [2.0, "<", "bot 1 x"]]
+    for n, token in enumerate(mine):
+        lines += [[10.0 * n, ">", "turn seat=1"], [10.0 * n + 1, "<", f"info {token}"],
+                  [10.0 * n + 2.5, "<", token.split(":", 1)[1].replace(":", " ")]]
+    data = ctx.replay(rules, rows, ("a", "b"))
+    ctx.annotate(data, rows, 1, lines, [])  # no think times stored: the transcript's own
+    actions = {info["first"] + 1 + i: t for r, info in zip(rows, data["deals"], strict=True)
+               for i, t in enumerate(r.actions)}
+    entries = said(data, 1)
+    assert entries[0] == (0, {"seat": 1, "info": ["early"]})
+    assert [(actions[s], e["info"][0]) for s, e in entries[1:]] == [(t, t) for t in mine]
+    assert {e["ms"] for _, e in entries[1:]} == {2.5}
+    ctx.annotate(data, rows, 0, "not a list", [1.0])
+    assert not said(data, 0)
 
 
 # ------------------------------------------------------------------------------------------- hostile input

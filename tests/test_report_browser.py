@@ -1,12 +1,15 @@
 """The report in a real browser: headless Debian chromium driven by Playwright, pages opened from disk.
 
 Sorting the standings, following a link to a match, stepping the replay with the buttons and the keyboard,
-no request leaving file://, no script error, and no alert from a bot named ``<script>alert(1)</script>``.
+links to a deal and step (``#d3s7``), each bot's info lines and think time at a step, a duplicate pair side by
+side, filtering the matches by bot, no request leaving file://, no script error, and no alert from a bot named
+``<script>alert(1)</script>``.
 Screenshots (desktop and phone width) land in pytest's tmp_path, and in $ARENA_SCREENSHOTS if set.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -26,7 +29,16 @@ pytestmark = pytest.mark.skipif(
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
-from test_report import EVIL, EVIL_STDERR, play_real_tournament, synthetic_db  # noqa: E402
+from test_report import (  # noqa: E402
+    EVIL,
+    EVIL_INFO,
+    EVIL_STDERR,
+    play_real_tournament,
+    play_why_tournament,
+    replay_data,
+    step_actions,
+    synthetic_db,
+)
 
 from arena.report import context as ctx  # noqa: E402
 from arena.report import render_report  # noqa: E402
@@ -38,9 +50,11 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     real = play_real_tournament(base / "real.db")
     render_report(real, base / "real")
     evil = synthetic_db(base / "evil.db", names=["greedy", EVIL, "quiet"], n_matches=12, stderr=EVIL_STDERR,
-                        flaky=EVIL, flaky_rate=0.5, pool_size=8)
+                        flaky=EVIL, flaky_rate=0.5, pool_size=8, info=EVIL_INFO)
     render_report(evil, base / "evil")
-    return {"real": base / "real", "evil": base / "evil"}
+    why = play_why_tournament(base / "why.db", base / "why-bots")
+    render_report(why, base / "why")
+    return {"real": base / "real", "evil": base / "evil", "why": base / "why", "why.db": base / "why.db"}
 
 
 class Browser:
@@ -225,5 +239,170 @@ def test_hostile_names_stay_text_in_the_browser(reports: dict[str, Path], browse
     if html_stderr.count():
         assert "<img src=x onerror=alert(2)>" in html_stderr.first.inner_text()
     assert page.locator("img").count() == 0
+    said = page.inner_text("#replay .say")  # a hostile info line stays text, under its seat
+    assert "<img src=x onerror=alert(3)>" in said or "<img src=x onerror=alert(3)>" in page.inner_text("#r-say0")
+    page.click("a.pair-link")  # the pair page of a hostile name, stepped to the end
+    page.wait_for_load_state()
+    assert EVIL in page.inner_text("h1")
+    while not page.is_disabled("#p-next"):
+        page.keyboard.press("ArrowRight")
+    assert page.locator("img").count() == 0
     assert not browser.dialogs, browser.dialogs
     assert not browser.errors and not browser.remote
+
+
+def _pos(page: Any) -> str:
+    return str(page.inner_text("#r-pos"))
+
+
+def test_a_link_opens_the_replay_at_a_deal_and_step(reports: dict[str, Path], browser: Browser) -> None:
+    path = reports["real"] / "matches" / "random-vs-greedy-p0-g0.html"
+    data = replay_data(path)
+    assert len(data["deals"]) >= 4 and data["deals"][2]["steps"] >= 8
+    page = browser.page()
+    page.goto(path.as_uri() + "#d3s7")
+    assert _pos(page).startswith(f"deal 3 of {len(data['deals'])} \u00b7 step 7 of {data['deals'][2]['steps']}")
+    assert int(page.get_attribute("#replay", "data-step")) == data["deals"][2]["first"] + 6
+    assert page.get_attribute("#r-link", "href") == "#d3s7"
+    page.keyboard.press("ArrowRight")  # stepping updates the link in the address bar
+    assert page.evaluate("location.hash") == "#d3s8"
+    page.click("#r-next-deal")
+    assert page.evaluate("location.hash") == "#d4s1"
+    label = page.inner_text("#r-label")
+    page.reload()  # the same step again
+    assert _pos(page).startswith("deal 4 of") and page.inner_text("#r-label") == label
+    page.click("table.deals a[href='#d2s1']")  # the deals table links into the replay
+    assert _pos(page).startswith("deal 2 of") and "step 1 of" in _pos(page)
+    assert int(page.get_attribute("#replay", "data-step")) == data["deals"][1]["first"]
+    page.goto(path.as_uri() + "#d99s99")  # out of range: the last step of the last deal
+    page.reload()
+    assert int(page.get_attribute("#replay", "data-step")) == len(data["steps"]) - 1
+    assert page.is_disabled("#r-next")
+    forfeit = reports["real"] / "matches" / "random-vs-garbage-p0-g0.html"
+    page.goto(forfeit.as_uri())
+    assert "garbage (seat 1) forfeited the match: malformed" in page.inner_text("#forfeit")
+    page.click("#forfeit a")
+    assert "forfeited" in page.inner_text("#r-label")  # the step where it happened
+    assert not browser.errors and not browser.remote and not browser.dialogs
+
+
+def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path], browser: Browser,
+                                                        tmp_path: Path) -> None:
+    from arena.tournament.store import Store
+
+    store = Store.open_existing(reports["why.db"])
+    try:
+        mid = "chatty-vs-greedy-p0-g1"  # chatty in seat 1
+        path = reports["why"] / "matches" / f"{mid}.html"
+        data = replay_data(path)
+        actions = step_actions(store, mid, data)
+        think = {s.seat: s.think_ms for s in store.seats(mid)}
+    finally:
+        store.close()
+    chatty_steps = [n for n in sorted(actions) if actions[n].startswith("1:")]
+    step = chatty_steps[5]  # chatty's sixth decision
+    deal = data["steps"][step]["deal"]
+    k = step - data["deals"][deal]["first"] + 1
+    page = browser.page()
+    page.goto(path.as_uri() + f"#d{deal + 1}s{k}")
+    mine, other = page.inner_text("#r-say1"), page.inner_text("#r-say0")
+    action = actions[step].split(":", 1)[1]
+    assert "decision 6 of " in mine and f"chose {action}" in mine and "done 6" in mine
+    shown = float(mine.split("thought ")[1].split(" ms")[0])
+    assert shown == pytest.approx(think[1][5], rel=0.01)  # its sixth think time, as stored
+    assert other.strip() == ""  # greedy did not act at this step
+    browser.shot(page, tmp_path / "why-step.png")
+    page.keyboard.press("ArrowRight")  # greedy answers: its own think time, chatty's box empties
+    assert page.inner_text("#r-say1").strip() == ""
+    assert float(page.inner_text("#r-say0").split("thought ")[1].split(" ms")[0]) == pytest.approx(
+        think[0][sum(1 for n in actions if n <= step + 1 and actions[n].startswith("0:")) - 1], rel=0.01)
+    page.goto(path.as_uri())  # the first step: what chatty said before its first turn
+    assert "hello from chatty" in page.inner_text("#r-say1")
+    sloppy = reports["why"] / "matches" / "sloppy-vs-greedy-p0-g0.html"
+    broke = next(n for n, s in enumerate(replay_data(sloppy)["steps"]) for e in s.get("say", []) if "notes" in e)
+    page.goto(sloppy.as_uri())
+    while int(page.get_attribute("#replay", "data-step")) < broke:
+        page.keyboard.press("ArrowRight")
+    said = page.inner_text("#r-say0")
+    assert "termination illegal" in said and "answered exchange" in said and "breaks the rules" in said
+    assert not browser.errors and not browser.remote and not browser.dialogs
+
+
+def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
+    page = browser.page()
+    page.goto((reports["why"] / "matches" / "chatty-vs-greedy-p0-g0.html").as_uri())
+    page.click("a.pair-link")
+    page.wait_for_url("**/pairs/chatty-vs-greedy-p0.html")
+    diverge = json.loads(page.inner_text("#pair-data"))["deals"][0]["diverge"]
+    assert diverge and diverge > 1
+    assert page.get_attribute("#pair", "data-k") == "0"
+    labels = lambda: (page.inner_text("#a-label"), page.inner_text("#b-label"))  # noqa: E731
+    cards = lambda: [page.locator(f"#{g}-label .card").all_inner_texts() for g in "ab"]  # noqa: E731
+    assert "chatty" in page.inner_text("#a-seat0") and "greedy" in page.inner_text("#b-seat0")
+    assert page.inner_text("#a-hand0") == page.inner_text("#b-hand0")  # the same cards in the same seat
+    page.click("#p-diverge")
+    assert page.evaluate("location.hash") == f"#d1s{diverge}"
+    assert "The play diverges here" in page.inner_text("#p-status")
+    a, b = cards()
+    assert a != b  # the two boards show different actions
+    # the same seat acts in both games: one bot in game 0, the other in game 1
+    assert {labels()[0].split()[0], labels()[1].split()[0]} == {"chatty", "greedy"}
+    browser.shot(page, tmp_path / "pair-diverged.png")
+    page.keyboard.press("ArrowLeft")  # one step before: the same play in both games
+    assert "The same play so far" in page.inner_text("#p-status")
+    a, b = cards()
+    assert a == b
+    assert page.inner_text("#a-hand0") == page.inner_text("#b-hand0")
+    assert page.inner_text("#a-hand1") == page.inner_text("#b-hand1")
+    page.click("#a-open")  # one game's page at the same step
+    page.wait_for_url(f"**/matches/chatty-vs-greedy-p0-g0.html#d1s{diverge - 1}")
+    assert f"step {diverge - 1} of" in _pos(page)
+    page.goto((reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri() + f"#d1s{diverge}")
+    assert "The play diverges here" in page.inner_text("#p-status")
+    phone = browser.page(390, 844)
+    phone.goto((reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri())
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+    browser.shot(phone, tmp_path / "pair-phone.png")
+    assert not browser.errors and not browser.remote and not browser.dialogs
+
+
+def _visible_rows(page: Any) -> list[list[str]]:
+    rows = page.locator("#matches tbody tr:visible")
+    return [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()] for i in range(rows.count())]
+
+
+def test_filter_the_matches_by_bot(reports: dict[str, Path], browser: Browser) -> None:
+    page = browser.page()
+    page.goto((reports["real"] / "matches.html").as_uri())
+    assert len(_visible_rows(page)) == 6
+    page.select_option("#f-bot", "garbage")
+    rows = _visible_rows(page)
+    assert len(rows) == 4 and all("garbage" in r[2:4] for r in rows)
+    assert page.inner_text("#f-count") == "4 of 6 matches"
+    assert page.evaluate("location.hash") == "#bot=garbage"
+    page.select_option("#f-result", "won")
+    assert _visible_rows(page) == [] and page.is_visible("#f-none")
+    page.select_option("#f-result", "lost")
+    assert len(_visible_rows(page)) == 4
+    page.select_option("#f-bot", "greedy")
+    page.select_option("#f-result", "won")
+    rows = _visible_rows(page)
+    assert rows and all(r[5] == "greedy" for r in rows)
+    assert page.evaluate("location.hash") == "#bot=greedy&result=won"
+    page.click("#matches thead th:nth-child(5) button")  # sorting keeps the filter
+    assert _visible_rows(page) and all(r[5] == "greedy" for r in _visible_rows(page))
+    page.select_option("#f-bot", "")  # won by whom? the result filter needs a bot
+    assert len(_visible_rows(page)) == 6 and page.evaluate("location.hash") == ""
+    page.goto((reports["real"] / "bots" / "garbage.html").as_uri())
+    page.click("#filtered-matches")  # a bot page links to its matches in the list
+    page.wait_for_url("**/matches.html#bot=garbage")
+    assert page.input_value("#f-bot") == "garbage" and len(_visible_rows(page)) == 4
+    page.goto((reports["evil"] / "bots" / f"{ctx.file_name(EVIL)}.html").as_uri())
+    page.click("#filtered-matches")
+    page.wait_for_load_state()
+    assert page.input_value("#f-bot") == EVIL
+    rows = _visible_rows(page)
+    assert rows and all(EVIL in r[2:4] for r in rows) and len(rows) < 12
+    page.select_option("#f-result", "forfeit")
+    assert all(r[7].endswith(f"({EVIL})") for r in _visible_rows(page))
+    assert not browser.dialogs and not browser.errors and not browser.remote

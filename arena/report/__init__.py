@@ -4,8 +4,9 @@
     render_report(store, Path("reports/demo"), index_only=True)  # just index.html (live, while running)
 
 Pages (see docs/REPORTS.md): ``index.html`` (standings, ratings chart, cross table, LOS matrix),
-``rules.html``, ``matches.html`` (every match), ``bots/<name>.html`` and ``matches/<id>.html`` (result,
-replay viewer, transcripts), sharing ``static/report.css`` and ``static/report.js``. One jinja2
+``rules.html``, ``matches.html`` (every match, filtered by bot), ``bots/<name>.html``, ``matches/<id>.html``
+(result, replay viewer with each bot's info lines and think time, transcripts) and ``pairs/<id>.html`` (a
+duplicate pair's two games side by side), sharing ``static/report.css`` and ``static/report.js``. One jinja2
 environment with autoescaping on for every template; the SVG charts are built in Python with every text
 escaped, and the replay data is JSON escaped for its ``<script>`` element.
 """
@@ -29,7 +30,7 @@ from markupsafe import Markup
 from arena.report import context as ctx
 
 if TYPE_CHECKING:
-    from arena.tournament.store import Store, StoredMatch, StoredTermination
+    from arena.tournament.store import Store, StoredDeal, StoredMatch, StoredTermination
 
 __all__ = ["environment", "render_report"]
 
@@ -108,7 +109,7 @@ def _copy_static(out: Path) -> None:
 
 def _existing_pages(out: Path) -> set[str]:
     pages = {p for p in ("rules.html", "matches.html") if (out / p).exists()}
-    for folder in ("bots", "matches"):
+    for folder in ("bots", "matches", "pairs"):
         try:
             pages.update(f"{folder}/{n}" for n in os.listdir(out / folder) if n.endswith(".html"))
         except OSError:
@@ -139,6 +140,8 @@ def render_report(store: Store, out_dir: Path, index_only: bool = False, workers
         linked = {"rules.html", "matches.html"}
         linked.update(f"bots/{ctx.file_name(b)}.html" for b in names)
         linked.update(f"matches/{ctx.file_name(m.match_id)}.html" for m in matches if m.done)
+        by_id = {m.match_id: m for m in matches}
+        linked.update(f"pairs/{ctx.file_name(ctx.pair_id(by_id[g0]))}.html" for g0, _ in ctx.comparable_pairs(matches))
         (out / "matches").mkdir(exist_ok=True)
         jobs = [{"base": base, "linked": sorted(linked), "items": chunk}
                 for chunk in _chunks(ctx.match_plan(matches), _worker_count(workers, len(matches)))]
@@ -228,24 +231,49 @@ def _worker_main() -> None:
 
 
 def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
-    """Render the match pages of ``job["items"]`` (each ``[id, partner id, previous id, next id]``)."""
+    """Render the match pages of ``job["items"]`` (each ``[id, partner id, previous id, next id, first
+    game id]``, see :func:`arena.report.context.match_plan`), and after the second game of a comparable
+    duplicate pair its pair page, which reuses both games' replays (the first game's is usually the
+    previous item's)."""
     env = environment()
     page = env.get_template("match.html")
+    pair_page = env.get_template("pair.html")
     t, matches = ctx.load_matches(store)
     by_id = {m.match_id: m for m in matches}
     rules = ctx.rules_of(t.rules)
     linked = set(job["linked"])
     base = job["base"]
     (out / "matches").mkdir(exist_ok=True)
-    for mid, partner, prev, nxt in job["items"]:
+    recent: dict[str, tuple[list[StoredDeal], Markup]] = {}  # match id -> deals, replay JSON: the last few
+    for mid, partner, prev, nxt, *rest in job["items"]:
         m = by_id.get(mid)
         if m is None or not m.done:
             continue
-        html = page.render(**base, root="../", linked=linked, **ctx.template_vars(ctx.match_context(
-            m, store.deals(mid), store.match_terminations(mid), store.seats(mid),
-            by_id.get(partner) if partner else None,
-            (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules)))
+        deals = store.deals(mid)
+        seats = store.seats(mid)
+        replay = ctx.match_replay(rules, m, deals, seats) if rules is not None else None
+        context = ctx.match_context(m, deals, store.match_terminations(mid), seats,
+                                    by_id.get(partner) if partner else None,
+                                    (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules,
+                                    replay_data=replay)
+        html = page.render(**base, root="../", linked=linked, **ctx.template_vars(context))
         _write(out / "matches" / f"{ctx.file_name(mid)}.html", html)
+        if context.replay_json is None:
+            continue
+        if len(recent) >= 4:
+            recent.pop(next(iter(recent)))
+        recent[mid] = (deals, context.replay_json)
+        first = by_id.get(rest[0]) if rest and rest[0] else None
+        if first is not None and rules is not None:
+            if first.match_id not in recent:
+                first_deals = store.deals(first.match_id)
+                recent[first.match_id] = (first_deals, ctx.json_for_script(
+                    ctx.match_replay(rules, first, first_deals, store.seats(first.match_id))))
+            (deals0, json0), (deals1, json1) = recent[first.match_id], recent[mid]
+            pair = ctx.pair_context((first, m), (deals0, deals1), (json0, json1))
+            (out / "pairs").mkdir(exist_ok=True)
+            _write(out / "pairs" / f"{ctx.file_name(pair.pair)}.html",
+                   pair_page.render(**base, root="../", linked=linked, **ctx.template_vars(pair)))
 
 
 # ------------------------------------------------------------------------------------------- other pages

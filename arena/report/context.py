@@ -18,7 +18,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -27,6 +27,8 @@ from arena.game.actions import Action
 from arena.game.cards import ALL_CARDS, SUITS, Card
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
+from arena.protocol.codec import BotProtocolError, decode_bot_line
+from arena.protocol.messages import Reply
 from arena.stats import BotStanding, Pairing, Ratings, Result, Standings, ThinkTime, pairings, ratings, standings
 from arena.tournament.store import (
     StoredBot,
@@ -142,16 +144,47 @@ def bot_names(store: Store, tournament: str, matches: Iterable[StoredMatch]) -> 
 
 
 def match_plan(matches: Sequence[StoredMatch]) -> list[list[str | None]]:
-    """Per finished match: its id, its duplicate partner's id (if that one is finished too), and the
-    previous and next finished match in schedule order: what a match page links to."""
+    """Per finished match: its id, its duplicate partner's id, the previous and next finished match in
+    schedule order (what a match page links to), and, on the second game of a pair that can be compared
+    (:func:`comparable_pairs`), the first game's id: the pair page is rendered with that match."""
     done = [m for m in matches if m.done]
     by_key = {(m.spec.pairing, m.spec.pair_index, m.spec.game): m for m in matches}
+    second = {g1: g0 for g0, g1 in comparable_pairs(matches)}
     plan: list[list[str | None]] = []
     for n, m in enumerate(done):
         partner = by_key.get((m.spec.pairing, m.spec.pair_index, 1 - (m.spec.game or 0)))
         plan.append([m.match_id, partner.match_id if partner and partner is not m else None,
-                     done[n - 1].match_id if n else None, done[n + 1].match_id if n + 1 < len(done) else None])
+                     done[n - 1].match_id if n else None, done[n + 1].match_id if n + 1 < len(done) else None,
+                     second.get(m.match_id)])
     return plan
+
+
+def pair_id(m: StoredMatch) -> str:
+    """A duplicate pair's id, the match ids without their game: ``A-vs-B-pN``."""
+    a, b = m.spec.pairing
+    return f"{a}-vs-{b}-p{m.spec.pair_index}"
+
+
+def comparable_pairs(matches: Iterable[StoredMatch]) -> list[tuple[str, str]]:
+    """The duplicate pairs a pair page compares, as (game 0's id, game 1's id) in schedule order: both
+    games finished, with the same deals (not ``duplicate: false``) and the bots in swapped seats."""
+    by_key: dict[tuple[Any, ...], dict[int, StoredMatch]] = {}
+    for m in matches:
+        if m.done and m.spec.game in (0, 1):
+            by_key.setdefault((m.spec.pairing, m.spec.pair_index), {})[m.spec.game] = m
+    out = []
+    for games in by_key.values():
+        g0, g1 = games.get(0), games.get(1)
+        if g0 and g1 and _comparable(g0, g1):
+            out.append((g0.match_id, g1.match_id))
+    return out
+
+
+def _comparable(m: StoredMatch, partner: StoredMatch) -> bool:
+    """Both finished, on the same deals, the bots in swapped seats, and at least one deal to compare."""
+    return (m.done and partner.done and m.spec.deal_seed == partner.spec.deal_seed
+            and m.seats == (partner.seat1, partner.seat0) and {m.spec.game, partner.spec.game} == {0, 1}
+            and bool(m.deals or partner.deals))
 
 
 def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = True) -> Data:
@@ -204,11 +237,15 @@ def card_text(card: str) -> str:
 
 
 def result_text(m: StoredMatch) -> str:
+    """``7–3`` (game points by seat), ``forfeit (0–0)`` for a match a termination decided (the points are
+    those when it ended: the winner did not reach the target), ``abandoned``, or the status of a match not
+    played yet."""
     if not m.done:
         return m.status
     if m.winner_seat not in (0, 1):
         return "abandoned"
-    return f"{m.score[0]}\u2013{m.score[1]}"
+    score = f"{m.score[0]}\u2013{m.score[1]}"
+    return f"forfeit ({score})" if m.termination and m.reason not in (None, "target") else score
 
 
 def _when(text: str | None) -> str:
@@ -425,10 +462,12 @@ class MatchesPage:
 
     title: str
     matches: list[MatchLine]  # every scheduled match, in schedule order
+    names: list[str]  # every bot, in standings order: the filter's choices
 
 
 def matches_context(data: Data) -> MatchesPage:
-    return MatchesPage(f"{data.tournament.name}: matches", [match_summary(m) for m in data.matches])
+    return MatchesPage(f"{data.tournament.name}: matches", [match_summary(m) for m in data.matches],
+                       list(data.names))
 
 
 @dataclass(frozen=True)
@@ -615,25 +654,62 @@ class DealLine:
     points: tuple[int | None, int | None]  # card points by seat
     tricks: tuple[int | None, int | None]
     forfeit: bool
+    steps: int  # the replay's steps in this deal (0 without a replay): its last step is #d<idx+1>s<steps>
+
+
+@dataclass(frozen=True)
+class ForfeitLine:
+    """Who lost a match by a termination, and why (the termination that decided it)."""
+
+    bot: str
+    seat: int | None
+    kind: str  # the termination's kind (docs/PROTOCOL.md lists them)
+    detail: str | None
+    line: str | None  # the offending line, if a line caused it
+    deal: int | None  # 0-based; None before the first deal
+    winner: str | None  # who was given the match
+    at: str | None  # the replay step where it happened, as a link ("#d2s9"); None without one
 
 
 @dataclass(frozen=True)
 class MatchPage:
     """matches/<id>.html."""
 
-    title: str
+    title: str  # "A vs B" in the order of the match id (the pairing), whatever the seats
     m: StoredMatch
     bots: tuple[str, str]  # by seat
     seats: list[SeatLine]  # seat 0, seat 1
+    sides: list[SeatLine]  # the same in the order of the match id: seat 1 first in a pair's second game
     result: str
+    forfeit: ForfeitLine | None  # the match was decided by a termination: who, why
     terminations: list[StoredTermination]
     partner: PartnerLine | None  # the duplicate partner
+    pair: str | None  # the pair page comparing this match with its partner (file name without .html)
     prev: MatchLine | None  # the previous and next finished match in schedule order
     next: MatchLine | None
     deals: list[DealLine]
     replay: dict[str, Any] | None  # the replay viewer's data (None when the rule set cannot be read)
     replay_json: Markup | None  # the same, as JSON for its <script> element
     steps: int  # steps of the replay
+
+
+def id_order(m: StoredMatch) -> tuple[int, int]:
+    """The seats in the order the match id names the bots (``A-vs-B-pN-gG`` names the pairing, A first):
+    (0, 1), or (1, 0) when A sits in seat 1, as in the second game of a duplicate pair."""
+    a, b = m.spec.pairing
+    return (1, 0) if (a, b) == (m.seat1, m.seat0) and a != b else (0, 1)
+
+
+def forfeit_of(m: StoredMatch, terms: Sequence[StoredTermination]) -> ForfeitLine | None:
+    """The termination that decided ``m`` (None for a match that reached its target, or is not done)."""
+    if not m.done or not m.termination or m.reason in (None, "target"):
+        return None
+    decided = [t for t in terms if t.kind == m.termination and t.bot == m.terminated_bot] or list(terms)
+    t = decided[-1] if decided else None
+    bot = m.terminated_bot or (t.bot if t else "?")
+    seat = t.seat if t and t.seat in (0, 1) else (0 if bot == m.seat0 else 1 if bot == m.seat1 else None)
+    return ForfeitLine(bot=bot, seat=seat, kind=m.termination, detail=t.detail if t else None,
+                       line=t.line if t else None, deal=t.deal if t else None, winner=m.winner, at=None)
 
 
 def match_context(
@@ -644,7 +720,9 @@ def match_context(
     partner: StoredMatch | None,
     neighbours: tuple[StoredMatch | None, StoredMatch | None],
     rules: RuleSet | None,
+    replay_data: dict[str, Any] | None = None,
 ) -> MatchPage:
+    """``replay_data``: the match's :func:`match_replay`, when the caller has it already."""
     bots = m.seats
     by_seat = {s.seat: s for s in seats}
     seat_info = []
@@ -657,26 +735,34 @@ def match_context(
             think_max=st.think_max_ms if st else None, transcript=text, transcript_lines=count,
             stderr=st.stderr if st else "",
         ))
-    note = None
-    if m.termination:
-        note = f"{m.terminated_bot}: {m.termination}"
-    replay_data = replay(rules, deals, bots, note) if rules is not None else None
+    if replay_data is None and rules is not None:
+        replay_data = match_replay(rules, m, deals, seats)
+    steps_of = {d["idx"]: d["steps"] for d in replay_data["deals"]} if replay_data else {}
+    forfeit = forfeit_of(m, terms)
+    if forfeit and replay_data and replay_data["deals"]:
+        d = forfeit.deal if forfeit.deal is not None and forfeit.deal in steps_of else replay_data["deals"][-1]["idx"]
+        forfeit = replace(forfeit, at=f"#d{d + 1}s{steps_of[d]}")
     deal_rows = [
         DealLine(idx=d.idx, dealer=bots[d.dealer] if d.dealer in (0, 1) else "?", trump=d.trump,
                  winner=bots[d.winner] if d.winner in (0, 1) else None, game_points=d.game_points,
-                 reason=d.reason, points=d.points, tricks=d.tricks, forfeit=d.forfeit)
+                 reason=d.reason, points=d.points, tricks=d.tricks, forfeit=d.forfeit, steps=steps_of.get(d.idx, 0))
         for d in deals
     ]
     prev, nxt = neighbours
+    order = id_order(m)
+    comparable = partner is not None and _comparable(m, partner)
     return MatchPage(
-        title=f"{bots[0]} vs {bots[1]}",
+        title=f"{bots[order[0]]} vs {bots[order[1]]}",
         m=m,
         bots=bots,
         seats=seat_info,
+        sides=[seat_info[order[0]], seat_info[order[1]]],
         result=result_text(m),
+        forfeit=forfeit,
         terminations=terms,
         partner=(PartnerLine(**_line_fields(partner), same_deals=partner.spec.deal_seed == m.spec.deal_seed)
                  if partner else None),
+        pair=file_name(pair_id(m)) if comparable else None,
         prev=match_summary(prev) if prev else None,
         next=match_summary(nxt) if nxt else None,
         deals=deal_rows,
@@ -684,6 +770,18 @@ def match_context(
         replay_json=json_for_script(replay_data) if replay_data else None,
         steps=len(replay_data["steps"]) if replay_data else 0,
     )
+
+
+def match_replay(rules: RuleSet, m: StoredMatch, deals: Sequence[StoredDeal],
+                 seats: Sequence[StoredSeat]) -> dict[str, Any]:
+    """The replay viewer's data of a finished match: :func:`replay`, with what each bot said (its ``info``
+    lines) and how long it thought at each of its decisions (:func:`annotate`)."""
+    note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
+    data = replay(rules, deals, m.seats, note)
+    for st in seats:
+        if st.seat in (0, 1):
+            annotate(data, deals, st.seat, st.transcript, st.think_ms)
+    return data
 
 
 # ----------------------------------------------------------------------------------------------- replay
@@ -885,3 +983,269 @@ def _describe(deal: Deal, events: Sequence[Any], bots: tuple[str, str], table: l
     if out and isinstance(out[-1], str):
         out[-1] = out[-1].rstrip()
     return out, won
+
+
+# ----------------------------------------------------------------------------------------------- what the bots said
+#: What the replay data keeps of one decision's ``info`` lines (the transcript below the replay has them all).
+INFO_LINES = 12
+INFO_CHARS = 300
+UNMATCHED = 3  # turns of a deal without an action (the last is the one that ended it) shown on its last step
+
+
+class _Decision:
+    """One turn line sent to a seat and what followed it until the next: the bot's ``info`` lines, its
+    reply, the referee's notes (a termination), and the think time the referee measured."""
+
+    __slots__ = ("deal", "info", "notes", "reply", "turn_ms", "reply_ms", "ms")
+
+    def __init__(self, deal: int | None, turn_ms: Any) -> None:
+        self.deal = deal  # the deal index of the last ``deal`` line before it
+        self.info: list[str] = []
+        self.notes: list[str] = []
+        self.reply: str | None = None
+        self.turn_ms = turn_ms
+        self.reply_ms: Any = None
+        self.ms: float | None = None
+
+
+def decisions(lines: list[Any] | str) -> tuple[_Decision, list[_Decision]]:
+    """A seat's transcript cut at every ``turn`` line: what came before its first turn (the handshake's
+    time: ``info`` lines and notes), and one :class:`_Decision` per turn, in order. A restarted process's
+    handshake belongs to the decision it interrupted (its answer is not a reply)."""
+    before = _Decision(None, None)
+    out: list[_Decision] = []
+    if not isinstance(lines, list):
+        return before, out
+    cur = before
+    deal: int | None = None
+    answering = False  # a turn is waiting for its reply
+    for item in lines:
+        try:
+            ms, direction, text = item
+            head = text[:5]
+        except (TypeError, ValueError):
+            continue
+        if direction == "<":
+            if head == "info " or text == "info":
+                cur.info.append(str(text[5:]))
+            elif answering:
+                cur.reply, cur.reply_ms = str(text), ms
+                answering = False
+        elif direction == ">":
+            if head == "turn ":
+                cur = _Decision(deal, ms)
+                out.append(cur)
+                answering = True
+            elif head == "deal ":
+                index = text[5:].partition(" ")[0]
+                if index.isdigit():
+                    deal = int(index)
+            elif head == "arena":  # a (re)started process's handshake
+                answering = False
+        elif direction == "!":
+            cur.notes.append(str(text))
+    return before, out
+
+
+def _is_reply(text: str) -> bool:
+    try:
+        return isinstance(decode_bot_line(text), Reply)
+    except BotProtocolError:
+        return False
+
+
+def _think_times(decs: list[_Decision], think_ms: Sequence[float]) -> None:
+    """Give each answered decision its think time: the referee's (``seats.think_ms``, one per reply it
+    could read, legal or not), or, where those do not fit the transcript, the transcript's own times."""
+    answered = [d for d in decs if d.reply is not None]
+    if len(answered) != len(think_ms):  # a reply that was not an action: it has no think time
+        answered = [d for d in answered if d.reply is not None and _is_reply(d.reply)]
+    if len(answered) == len(think_ms):
+        for d, ms in zip(answered, think_ms, strict=True):
+            d.ms = ms
+        return
+    for d in answered:
+        if isinstance(d.reply_ms, int | float) and isinstance(d.turn_ms, int | float):
+            d.ms = round(d.reply_ms - d.turn_ms, 3)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= INFO_CHARS else text[:INFO_CHARS] + "\u2026"
+
+
+def _say(step: dict[str, Any], seat: int, d: _Decision) -> None:
+    """Add a decision to a step's ``say``: [{seat, ms, info, more, notes, reply}], keys left out when empty."""
+    if d.info or d.notes:
+        entry: dict[str, Any] = {"seat": seat}
+        if d.ms is not None:
+            entry["ms"] = d.ms
+        if d.info:
+            entry["info"] = [_clip(t) for t in d.info[:INFO_LINES]]
+            if len(d.info) > INFO_LINES:
+                entry["more"] = len(d.info) - INFO_LINES
+        if d.notes:
+            entry["notes"] = [_clip(t) for t in d.notes[:INFO_LINES]]
+            if d.reply is not None:  # what the bot answered when something went wrong
+                entry["reply"] = _clip(d.reply)
+    elif d.ms is not None:
+        entry = {"seat": seat, "ms": d.ms}
+    else:
+        return
+    said = step.get("say")
+    if said is None:
+        step["say"] = [entry]
+    else:
+        said.append(entry)
+
+
+def annotate(
+    data: dict[str, Any],
+    deal_rows: Sequence[StoredDeal],
+    seat: int,
+    transcript: list[Any] | str,
+    think_ms: Sequence[float],
+) -> None:
+    """Put what ``seat`` said and how long it thought on the replay's steps (key ``say``).
+
+    A decision is one action by that seat: the k-th turn line the seat got in deal n (its transcript's
+    ``deal n`` line says which deal) is its k-th action of deal n, on the step that shows that action. A
+    turn that got no action (the bot broke the rules and the deal or match ended there) goes on the deal's
+    last step; what the bot said before its first turn goes on the match's first step. A transcript without
+    ``deal`` lines is matched in match order.
+    """
+    steps, deals = data["steps"], data["deals"]
+    if not steps:
+        return
+    before, decs = decisions(transcript)
+    _say(steps[0], seat, before)
+    if not decs:
+        return
+    _think_times(decs, think_ms)
+    prefix = f"{seat}:"
+    slots: list[list[int]] = []  # per deal of the replay: the steps of this seat's actions
+    for info, row in zip(deals, deal_rows, strict=False):
+        first, count = info["first"], info["steps"]
+        slots.append([first + 1 + i for i, token in enumerate(row.actions)
+                      if token.startswith(prefix) and i + 1 < count])
+    last_step = [info["first"] + info["steps"] - 1 for info in deals]
+    if all(d.deal is None for d in decs):  # no deal lines: this seat's actions in match order
+        groups = [(len(deals) - 1, decs, [s for deal_slots in slots for s in deal_slots])]
+    else:
+        position = {info["idx"]: n for n, info in enumerate(deals)}
+        by_deal: dict[int, list[_Decision]] = {}
+        for d in decs:
+            by_deal.setdefault(position.get(d.deal, len(deals) - 1) if d.deal is not None else 0, []).append(d)
+        groups = [(n, ds, slots[n] if n < len(slots) else []) for n, ds in by_deal.items()]
+    for n, ds, where in groups:
+        for step, d in zip(where, ds, strict=False):
+            _say(steps[step], seat, d)
+        for d in ds[len(where):][-UNMATCHED:]:  # more turns than actions only where something went wrong
+            _say(steps[last_step[n]], seat, d)
+
+
+# ----------------------------------------------------------------------------------------------- pairs
+#: How a deal of a duplicate pair was dealt in its two games (the deck is the same, the dealer may not be).
+SWAPPED = "swapped"  # the same hands in the same seats: each bot plays the cards the other had in the other game
+MIRRORED = "mirrored"  # the other seat dealt (the dealer follows the previous deal): each bot has the same cards
+DIFFERENT = "different"  # other cards (another deck)
+MISSING = "missing"  # only one game has this deal
+
+
+@dataclass(frozen=True)
+class PairDeal:
+    """One deal of a duplicate pair, in both games."""
+
+    idx: int  # 0-based
+    seating: str  # SWAPPED, MIRRORED, DIFFERENT or MISSING
+    diverge: int | None  # the first step (1-based, within the deal) at which the actions differ; None if never
+    actions: tuple[str | None, str | None]  # at that step, what was played in each game ("greedy: play 10♥")
+    results: tuple[str | None, str | None]  # per game: "greedy +2 (66)"; None where the game has no such deal
+    link: str  # the step to look at, as a link ("#d1s5"): where the play diverged, else the deal's first step
+
+    @property
+    def same(self) -> bool:
+        """The deal was dealt alike in both games (swapped or mirrored), so its play can be compared."""
+        return self.seating in (SWAPPED, MIRRORED)
+
+
+@dataclass(frozen=True)
+class PairPage:
+    """pairs/<A-vs-B-pN>.html: the two games of a duplicate pair side by side."""
+
+    title: str
+    pair: str  # the pair's id: the match ids without their game
+    index: int  # the pair's index in the schedule (the N of pN)
+    bots: tuple[str, str]  # the pairing (A, B): A has seat 0 in game 0, seat 1 in game 1
+    games: tuple[MatchLine, MatchLine]  # game 0 and game 1
+    deals: list[PairDeal]  # every deal either game played
+    diverged: PairDeal | None  # the first deal, dealt alike, whose play diverged
+    replays: tuple[Markup, Markup]  # the games' replay data, as JSON for their <script> elements
+    pair_json: Markup  # per deal, for the viewer: {"seating", "diverge"}
+
+
+def _action_text(token: str, bots: tuple[str, str]) -> str:
+    try:
+        seat, action = _TOKENS.get(token) or _token(token)
+    except ValueError:
+        return token
+    what = action.kind if action.card is None else f"{action.kind} {card_text(str(action.card))}"
+    return f"{bots[seat]}: {what}"
+
+
+def _other_seat(token: str) -> str:
+    """``0:play:Th`` -> ``1:play:Th``."""
+    return {"0": "1", "1": "0"}.get(token[:1], token[:1]) + token[1:]
+
+
+def _deal_result(row: StoredDeal, bots: tuple[str, str]) -> str:
+    if row.winner in (0, 1):
+        return f"{bots[row.winner]} +{row.game_points} ({row.reason})"
+    return str(row.reason or "not decided")
+
+
+def pair_context(
+    games: tuple[StoredMatch, StoredMatch],
+    deals: tuple[Sequence[StoredDeal], Sequence[StoredDeal]],
+    replays: tuple[Markup, Markup],
+) -> PairPage:
+    """The pair page of ``games`` (game 0, game 1), their deals and their replays' JSON (as the match
+    pages embed it)."""
+    g0, g1 = games
+    out = []
+    for n in range(max(len(deals[0]), len(deals[1]))):
+        a = deals[0][n] if n < len(deals[0]) else None
+        b = deals[1][n] if n < len(deals[1]) else None
+        diverge: int | None = None
+        actions: tuple[str | None, str | None] = (None, None)
+        if a is None or b is None:
+            seating = MISSING
+        elif a.deck != b.deck or a.dealer not in (0, 1) or b.dealer not in (0, 1):
+            seating = DIFFERENT
+        else:
+            seating = SWAPPED if a.dealer == b.dealer else MIRRORED
+            # the same action in a mirrored deal is the same bot's, so from the other seat
+            theirs = b.actions if seating == SWAPPED else tuple(_other_seat(t) for t in b.actions)
+            at = next((i for i, (x, y) in enumerate(zip(a.actions, theirs, strict=False)) if x != y),
+                      min(len(a.actions), len(theirs)))
+            if at < max(len(a.actions), len(theirs)):
+                diverge = at + 2  # step 1 shows the hands as dealt, step i + 2 the action i
+                actions = (_action_text(a.actions[at], g0.seats) if at < len(a.actions) else None,
+                           _action_text(b.actions[at], g1.seats) if at < len(b.actions) else None)
+        out.append(PairDeal(
+            idx=n, seating=seating, diverge=diverge, actions=actions,
+            results=(_deal_result(a, g0.seats) if a else None, _deal_result(b, g1.seats) if b else None),
+            link=f"#d{n + 1}s{diverge or 1}",
+        ))
+    pair = pair_id(g0)
+    a_name, b_name = g0.spec.pairing
+    return PairPage(
+        title=f"{a_name} vs {b_name}, pair {g0.spec.pair_index}: both seatings",
+        pair=pair,
+        index=g0.spec.pair_index,
+        bots=(a_name, b_name),
+        games=(match_summary(g0), match_summary(g1)),
+        deals=out,
+        diverged=next((d for d in out if d.same and d.diverge is not None), None),
+        replays=replays,
+        pair_json=json_for_script({"deals": [{"seating": d.seating, "diverge": d.diverge} for d in out]}),
+    )

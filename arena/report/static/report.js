@@ -1,4 +1,6 @@
-/* arena report: sortable tables and the replay viewer. Vanilla JS, no network, data only via textContent. */
+/* arena report: sortable tables, the matches filter, the replay viewer and the side-by-side pair viewer.
+   Vanilla JS, no network (the data is in the page's <script type="application/json"> elements, so it works
+   from file://), and everything a bot wrote goes in through textContent only. */
 (function () {
   "use strict";
 
@@ -75,69 +77,166 @@
     return text.split(" ").map(function (c) { return cardEl(c); });
   }
 
-  /* ---------------------------------------------------------------- replay */
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function clamp(v, lo, hi) { return Math.max(lo, Math.min(hi, v)); }
+
+  /* A think time as the report prints it elsewhere: "12.3 ms", "1.25 s". */
+  function fmtMs(v) {
+    if (v >= 1000) return (v / 1000).toFixed(2) + " s";
+    return String(parseFloat(v.toPrecision(3))) + " ms";
+  }
+
+  /* ---------------------------------------------------------------- what a bot said at a step */
+  function sayNodes(entries) {
+    var out = [];
+    entries.forEach(function (e) {
+      if (typeof e.ms === "number") {
+        var t = el("div", "think", "thought ");
+        t.appendChild(el("strong", "", fmtMs(e.ms)));
+        out.push(t);
+      }
+      (e.notes || []).forEach(function (n) { out.push(el("div", "say-note term", n)); });
+      if (typeof e.reply === "string") {
+        var r = el("div", "say-reply", "answered ");
+        r.appendChild(el("code", "", e.reply));
+        out.push(r);
+      }
+      if (e.info && e.info.length) {
+        var ul = el("ul", "info");
+        e.info.forEach(function (line) { ul.appendChild(el("li", "", line)); });
+        if (e.more) ul.appendChild(el("li", "muted", "\u2026 and " + e.more + " more info lines (see the transcript)"));
+        out.push(ul);
+      }
+    });
+    return out;
+  }
+
+  /* ---------------------------------------------------------------- one board at one step */
+  /* Fills the elements whose ids start with `p` (see templates/_board.html) with step `at` of `data`. */
+  function drawStep(p, data, at) {
+    function $(id) { return document.getElementById(p + id); }
+    var s = data.steps[at], deal = data.deals[s.deal], bots = data.bots;
+    fill($("label"), s.label.map(function (part) {
+      return typeof part === "string" ? document.createTextNode(part) : cardEl(part[0]);
+    }));
+    [0, 1].forEach(function (seat) {
+      fill($("hand" + seat), handNodes(s.hands[seat]));
+      var pts = String(s.points[seat]);
+      if (s.pending && s.pending[seat]) pts += " (+" + s.pending[seat] + " pending)";
+      $("points" + seat).textContent = pts;
+      $("tricks" + seat).textContent = String(s.tricks[seat]);
+      var mine = (s.marriages || []).filter(function (m) { return m[0] === seat; });
+      fill($("marriages" + seat), mine.length ? mine.map(function (m) { return suitEl(m[1]); }) : ["\u2013"]);
+      $("score" + seat).textContent = String(s.score[seat]);
+      $("seat" + seat).classList.toggle("to-move", s.move === seat);
+      fill($("dealt" + seat), handNodes(deal.dealt[seat]));
+      var said = (s.say || []).filter(function (e) { return e.seat === seat; });
+      var box = $("say" + seat);
+      fill(box, sayNodes(said));
+      box.classList.toggle("empty", !said.length);
+    });
+    var talon = [];
+    if (s.talon > 0) {
+      var back = el("span", "card back", String(s.talon));
+      back.title = s.talon + " cards in the talon";
+      talon.push(back);
+    } else {
+      talon.push("empty");
+    }
+    fill($("talon"), talon);
+    var closed = typeof s.closed === "number";
+    $("closed").textContent = closed ? "closed by " + bots[s.closed] : "";
+    var trump = [];
+    if (s.turned) trump.push(cardEl(s.turned, closed ? "down" : ""));
+    else if (deal.trump) trump.push(suitEl(deal.trump));
+    fill($("trump"), trump);
+    var table = [], onTable = s.table || [];
+    onTable.forEach(function (t) {
+      table.push(el("span", "who", bots[t[0]]));
+      table.push(cardEl(t[1], s.won === t[0] && onTable.length === 2 ? "win" : ""));
+      table.push(" ");
+    });
+    if (!table.length) table.push("\u2013");
+    fill($("table"), table);
+  }
+
+  /* ---------------------------------------------------------------- links to a step: #d3s7 */
+  var STEP_HASH = /^#d(\d+)s(\d+)$/;
+  var written = null;  /* the hash this script set last (a hashchange it caused is not a new link) */
+
+  function readStepHash() {
+    var m = STEP_HASH.exec(window.location.hash);
+    return m ? { deal: parseInt(m[1], 10) - 1, step: parseInt(m[2], 10) - 1 } : null;
+  }
+
+  function writeHash(h) {
+    if (window.location.hash === h || (!h && !window.location.hash)) return;
+    written = h;
+    try {
+      window.history.replaceState(null, "", h || window.location.href.split("#")[0]);
+    } catch (err) {
+      window.location.replace(h || "#");  /* no history entry per step either way */
+    }
+  }
+
+  function stepKeys(back, forward, prevDeal, nextDeal) {
+    document.addEventListener("keydown", function (e) {
+      /* Left / Right step, Shift+Left / Shift+Right jump a deal; other keys keep scrolling the page. */
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      var tag = (e.target && e.target.tagName) || "";
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+      if (e.key === "ArrowLeft") { if (e.shiftKey) prevDeal(); else back(); e.preventDefault(); }
+      else if (e.key === "ArrowRight") { if (e.shiftKey) nextDeal(); else forward(); e.preventDefault(); }
+    });
+  }
+
+  function onStepLink(go) {
+    window.addEventListener("hashchange", function () {
+      if (window.location.hash === written) return;
+      go(true);
+    });
+  }
+
+  /* ---------------------------------------------------------------- replay (match page) */
   function Replay(root, data) {
-    var steps = data.steps, deals = data.deals, bots = data.bots;
+    var steps = data.steps, deals = data.deals;
     var at = 0;
     function $(id) { return document.getElementById(id); }
 
-    function show(i) {
+    function show(i, fromLink) {
       if (!steps.length) return;
-      at = Math.max(0, Math.min(steps.length - 1, i));
+      at = clamp(i, 0, steps.length - 1);
       var s = steps[at], deal = deals[s.deal];
       $("r-pos").textContent = "deal " + (s.deal + 1) + " of " + deals.length + " \u00b7 step " +
         (at - deal.first + 1) + " of " + deal.steps + " \u00b7 " + (at + 1) + "/" + steps.length;
-      fill($("r-label"), s.label.map(function (part) {
-        return typeof part === "string" ? document.createTextNode(part) : cardEl(part[0]);
-      }));
-      [0, 1].forEach(function (seat) {
-        fill($("r-hand" + seat), handNodes(s.hands[seat]));
-        var pts = String(s.points[seat]);
-        if (s.pending && s.pending[seat]) pts += " (+" + s.pending[seat] + " pending)";
-        $("r-points" + seat).textContent = pts;
-        $("r-tricks" + seat).textContent = String(s.tricks[seat]);
-        var mine = (s.marriages || []).filter(function (m) { return m[0] === seat; });
-        fill($("r-marriages" + seat), mine.length ? mine.map(function (m) { return suitEl(m[1]); }) : ["\u2013"]);
-        $("r-score" + seat).textContent = String(s.score[seat]);
-        $("r-seat" + seat).classList.toggle("to-move", s.move === seat);
-        fill($("r-dealt" + seat), handNodes(deal.dealt[seat]));
-      });
-      var talon = [];
-      if (s.talon > 0) {
-        var back = document.createElement("span");
-        back.className = "card back";
-        back.textContent = String(s.talon);
-        back.title = s.talon + " cards in the talon";
-        talon.push(back);
-      } else {
-        talon.push("empty");
-      }
-      fill($("r-talon"), talon);
-      var closed = typeof s.closed === "number";
-      $("r-closed").textContent = closed ? "closed by " + bots[s.closed] : "";
-      var trump = [];
-      if (s.turned) trump.push(cardEl(s.turned, closed ? "down" : ""));
-      else if (deal.trump) trump.push(suitEl(deal.trump));
-      fill($("r-trump"), trump);
-      var table = [], onTable = s.table || [];
-      onTable.forEach(function (t) {
-        var who = document.createElement("span");
-        who.className = "who";
-        who.textContent = bots[t[0]];
-        table.push(who);
-        table.push(cardEl(t[1], s.won === t[0] && onTable.length === 2 ? "win" : ""));
-        table.push(" ");
-      });
-      if (!table.length) table.push("\u2013");
-      fill($("r-table"), table);
+      drawStep("r-", data, at);
       $("r-prev").disabled = at === 0;
       $("r-prev-deal").disabled = s.deal === 0 && at === deal.first;
       $("r-next").disabled = at === steps.length - 1;
       $("r-next-deal").disabled = s.deal === deals.length - 1;
       root.setAttribute("data-step", String(at));
+      var h = "#d" + (s.deal + 1) + "s" + (at - deal.first + 1);
+      $("r-link").setAttribute("href", h);
+      if (!fromLink) writeHash(h);
     }
 
-    function dealStart(d) { return deals[Math.max(0, Math.min(deals.length - 1, d))].first; }
+    /* The step a #dNsK link names (clamped to the match), or false when the hash names none. */
+    function followLink(scroll) {
+      var h = readStepHash();
+      if (!h || !deals.length) return false;
+      var d = clamp(h.deal, 0, deals.length - 1);
+      show(deals[d].first + clamp(h.step, 0, deals[d].steps - 1), true);
+      if (scroll) root.scrollIntoView();
+      return true;
+    }
+
+    function dealStart(d) { return deals[clamp(d, 0, deals.length - 1)].first; }
     function prevDeal() {
       var s = steps[at];
       show(at > deals[s.deal].first ? deals[s.deal].first : dealStart(s.deal - 1));
@@ -148,24 +247,170 @@
     $("r-next").addEventListener("click", function () { show(at + 1); });
     $("r-prev-deal").addEventListener("click", prevDeal);
     $("r-next-deal").addEventListener("click", nextDeal);
-    document.addEventListener("keydown", function (e) {
-      /* Left / Right step, Shift+Left / Shift+Right jump a deal; other keys keep scrolling the page. */
-      if (e.altKey || e.ctrlKey || e.metaKey) return;
-      var tag = (e.target && e.target.tagName) || "";
-      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
-      if (e.key === "ArrowLeft") { if (e.shiftKey) prevDeal(); else show(at - 1); e.preventDefault(); }
-      else if (e.key === "ArrowRight") { if (e.shiftKey) nextDeal(); else show(at + 1); e.preventDefault(); }
+    stepKeys(function () { show(at - 1); }, function () { show(at + 1); }, prevDeal, nextDeal);
+    onStepLink(followLink);
+    if (!followLink(true)) show(0, true);
+  }
+
+  /* ---------------------------------------------------------------- a duplicate pair side by side */
+  /* Both games at the same deal and step (a game whose deal is shorter stays on its last step). */
+  function PairReplay(root, games, pair) {
+    var prefixes = ["a", "b"];
+    var nDeals = Math.max(games[0].deals.length, games[1].deals.length);
+    var d = 0, k = 0;
+    var pages = prefixes.map(function (p) { return document.getElementById(p + "-open").getAttribute("href"); });
+    function $(id) { return document.getElementById(id); }
+    function dealSteps(n) {
+      return Math.max.apply(null, games.map(function (g) { return g.deals[n] ? g.deals[n].steps : 1; }));
+    }
+    function info(n) { return pair.deals[n] || { seating: "missing", diverge: null }; }
+
+    function status() {
+      var i = info(d), here = k + 1, text, cls = "";
+      var alike = i.seating === "swapped" || i.seating === "mirrored";
+      if (i.seating === "missing") text = "Only one game has this deal.";
+      else if (!alike) text = "The two games were dealt other cards in this deal.";
+      else {
+        text = i.seating === "swapped" ? "The same hands in the same seats: the bots swapped. "
+          : "Each bot holds the same cards in both games (the other seat deals). ";
+        if (i.diverge === null) text += "The same play throughout this deal.";
+        else if (here < i.diverge) text += "The same play so far; it diverges at step " + i.diverge + ".";
+        else if (here === i.diverge) { text += "The play diverges here."; cls = "here"; }
+        else { text += "The play diverged at step " + i.diverge + "."; cls = "after"; }
+      }
+      var line = $("p-status");
+      line.textContent = text;
+      line.className = "diverge-status " + cls;
+      $("p-diverge").disabled = !(alike && i.diverge !== null);
+    }
+
+    function show(nd, nk, fromLink) {
+      if (!nDeals) return;
+      d = clamp(nd, 0, nDeals - 1);
+      k = clamp(nk, 0, dealSteps(d) - 1);
+      $("p-pos").textContent = "deal " + (d + 1) + " of " + nDeals + " \u00b7 step " + (k + 1) + " of " + dealSteps(d);
+      prefixes.forEach(function (p, g) {
+        var data = games[g], deal = data.deals[d], box = $(p + "-game");
+        box.classList.toggle("absent", !deal);
+        if (!deal) {
+          $(p + "-pos").textContent = "This game has no deal " + (d + 1) + ": it ended after " + data.deals.length + " deals.";
+          box.removeAttribute("data-step");
+          return;
+        }
+        var kk = Math.min(k, deal.steps - 1);
+        drawStep(p + "-", data, deal.first + kk);
+        $(p + "-pos").textContent = "step " + (kk + 1) + " of " + deal.steps + (kk < k ? " (the deal ended here)" : "");
+        $(p + "-open").setAttribute("href", pages[g] + "#d" + (d + 1) + "s" + (kk + 1));
+        box.setAttribute("data-step", String(deal.first + kk));
+      });
+      status();
+      $("p-prev").disabled = d === 0 && k === 0;
+      $("p-prev-deal").disabled = d === 0 && k === 0;
+      $("p-next").disabled = d === nDeals - 1 && k === dealSteps(d) - 1;
+      $("p-next-deal").disabled = d === nDeals - 1;
+      root.setAttribute("data-deal", String(d));
+      root.setAttribute("data-k", String(k));
+      var h = "#d" + (d + 1) + "s" + (k + 1);
+      $("p-link").setAttribute("href", h);
+      if (!fromLink) writeHash(h);
+    }
+
+    function back() { if (k > 0) show(d, k - 1); else if (d > 0) show(d - 1, dealSteps(d - 1) - 1); }
+    function forward() { if (k < dealSteps(d) - 1) show(d, k + 1); else if (d < nDeals - 1) show(d + 1, 0); }
+    function prevDeal() { show(k > 0 ? d : d - 1, 0); }
+    function nextDeal() { show(d + 1, 0); }
+    function followLink(scroll) {
+      var h = readStepHash();
+      if (!h) return false;
+      show(h.deal, h.step, true);
+      if (scroll) root.scrollIntoView();
+      return true;
+    }
+
+    $("p-prev").addEventListener("click", back);
+    $("p-next").addEventListener("click", forward);
+    $("p-prev-deal").addEventListener("click", prevDeal);
+    $("p-next-deal").addEventListener("click", nextDeal);
+    $("p-diverge").addEventListener("click", function () {
+      var i = info(d);
+      if (i.diverge !== null) show(d, i.diverge - 1);
     });
-    show(0);
+    stepKeys(back, forward, prevDeal, nextDeal);
+    onStepLink(followLink);
+    if (!followLink(true)) show(0, 0, true);
+  }
+
+  /* ---------------------------------------------------------------- the matches list, filtered by bot */
+  /* State in the hash (matches.html#bot=greedy&result=lost), so a bot page can link to its matches. */
+  function MatchFilter(table) {
+    var bot = document.getElementById("f-bot"), result = document.getElementById("f-result");
+    var count = document.getElementById("f-count"), none = document.getElementById("f-none");
+    var rows = table.tBodies[0].rows;
+
+    function apply(fromLink) {
+      var b = bot.value, r = result.value, shown = 0;
+      Array.prototype.forEach.call(result.options, function (o) {
+        if (o.value === "won" || o.value === "lost") o.disabled = !b;  /* won or lost: by which bot? */
+      });
+      if (!b && (r === "won" || r === "lost")) { r = ""; result.value = ""; }
+      Array.prototype.forEach.call(rows, function (row) {
+        var winner = row.getAttribute("data-winner"), forfeit = row.getAttribute("data-forfeit");
+        var ok = !b || row.getAttribute("data-seat0") === b || row.getAttribute("data-seat1") === b;
+        if (ok && r === "won") ok = winner === b;
+        else if (ok && r === "lost") ok = winner !== "" && winner !== b;
+        else if (ok && r === "forfeit") ok = b ? forfeit === b : forfeit !== "";
+        row.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      count.textContent = shown + " of " + rows.length + " matches";
+      none.hidden = shown > 0;
+      if (!fromLink) {
+        var parts = [];
+        if (b) parts.push("bot=" + encodeURIComponent(b));
+        if (r) parts.push("result=" + r);
+        writeHash(parts.length ? "#" + parts.join("&") : "");
+      }
+    }
+
+    function followLink() {
+      var params = {};
+      window.location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+        var i = kv.indexOf("=");
+        if (i > 0) {
+          try { params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (err) { /* a bad link */ }
+        }
+      });
+      bot.value = params.bot || "";
+      result.value = params.result || "";
+      apply(true);
+    }
+
+    bot.addEventListener("change", function () { apply(); });
+    result.addEventListener("change", function () { apply(); });
+    window.addEventListener("hashchange", function () {
+      if (window.location.hash !== written) followLink();
+    });
+    followLink();
+  }
+
+  function json(id) {
+    var e = document.getElementById(id);
+    return e ? JSON.parse(e.textContent) : null;
   }
 
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
+    var matches = document.getElementById("matches");
+    if (matches && document.getElementById("f-bot")) MatchFilter(matches);
     var root = document.getElementById("replay");
-    var json = document.getElementById("replay-data");
-    if (root && json) {
-      try { new Replay(root, JSON.parse(json.textContent)); }
+    if (root && document.getElementById("replay-data")) {
+      try { Replay(root, json("replay-data")); }
       catch (err) { document.getElementById("r-label").textContent = "The replay cannot be shown: " + err; }
+    }
+    var pairRoot = document.getElementById("pair");
+    if (pairRoot && document.getElementById("pair-data")) {
+      try { PairReplay(pairRoot, [json("pair-a"), json("pair-b")], json("pair-data")); }
+      catch (err) { document.getElementById("p-status").textContent = "The games cannot be shown: " + err; }
     }
   });
 })();
