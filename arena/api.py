@@ -363,6 +363,7 @@ def play_match(
     same seed, cut after ``matches``: seats alternate and, with ``duplicate``, matches 2k and 2k+1 share
     their deals. ``db`` keeps the results in that database (the schema of `arena run`, resumed if it holds
     this same series); without it they go to a temporary one. ``sprt`` stops the series once it decides.
+    ``names=None`` names each bot by its handshake (`handshake_names`), else by its command line.
     """
     from arena.botspec import resolve_command
     from arena.game.variants import PRESETS
@@ -376,11 +377,13 @@ def play_match(
         rules = PRESETS[rules]
     commands = [c if isinstance(c, str) else " ".join(c) for c in (bot_a, bot_b)]
     argv = [tuple(resolve_command(c, Path.cwd())) if isinstance(c, str) else tuple(c) for c in (bot_a, bot_b)]
-    names = names or default_names(commands[0], commands[1])
+    fallback = default_names(commands[0], commands[1])
     chosen = resolve_sandbox(sandbox)
     if chosen == "bwrap":
         for i in (0, 1):
-            check_readable(names[i], bot_files(argv[i], None, [argv[1 - i]], secrets))
+            check_readable((names or fallback)[i], bot_files(argv[i], None, [argv[1 - i]], secrets))
+    if names is None:
+        names = handshake_names((argv[0], argv[1]), fallback, chosen, time_control or TimeControl(), secrets)
     database = None if db is None else Path(db)
     if database is not None:
         check_database_path(database, "--db")
@@ -414,7 +417,8 @@ def play_match(
             if stop is not None and sprt is not None:
                 summary["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
                                    "verdict": sprt.verdict, "llr": round(sprt.llr, 4),
-                                   "bounds": [round(x, 4) for x in sprt.bounds], "games": stop.games}
+                                   "bounds": [round(x, 4) for x in sprt.bounds], "matches": stop.games,
+                                   "games": stop.games}  # games: the older name of matches, kept
         return SeriesOutcome(names, config.seed, summary, database, interrupted)
 
 
@@ -512,6 +516,68 @@ def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSe
         "terminations": {n: dict(totals[n].terminations) for n in names},
     }
 
+
+
+def handshake_names(
+    argv: tuple[Sequence[str], Sequence[str]], fallback: tuple[str, str], sandbox: str = "auto",
+    time_control: TimeControl | None = None, secrets: Sequence[Path] = (),
+) -> tuple[str, str]:
+    """Display names for two bots from the names they give in their handshake (``bot 1 NAME``): `hello_names`,
+    then `display_names` with ``fallback`` (the names from their command lines, `default_names`)."""
+    a, b = hello_names(argv, sandbox, time_control, secrets)
+    return display_names((a, b), fallback)
+
+
+def hello_names(
+    argvs: Sequence[Sequence[str]], sandbox: str = "auto", time_control: TimeControl | None = None,
+    secrets: Sequence[Path] = (),
+) -> list[str | None]:
+    """The name each bot gives in its handshake, or None for a bot that gives no hello (it crashes, stays
+    silent or answers wrongly: the match that follows shows why). The bots are started at once, each in its
+    sandbox as a match would start it (every other bot's program hidden), answer ``arena ...`` and are sent
+    ``quit``."""
+    import trio
+
+    from arena.referee.clock import TimeControl
+    from arena.referee.process import BotSpec, Limits
+    from arena.referee.sandbox import bot_files
+    from arena.referee.session import Player, probe_hello
+
+    tc = time_control or TimeControl()
+    commands = [tuple(a) for a in argvs]
+    names: list[str | None] = [None] * len(commands)
+
+    async def probe(i: int) -> None:
+        others = [c for j, c in enumerate(commands) if j != i]
+        spec = BotSpec(name=f"bot{i}", argv=commands[i], limits=Limits(), sandbox=sandbox,
+                       files=bot_files(commands[i], None, others, secrets))
+        hello = await probe_hello(Player(spec, tc))
+        names[i] = None if hello is None else hello.name
+
+    async def probe_all() -> None:
+        async with trio.open_nursery() as nursery:
+            for i in range(len(commands)):
+                nursery.start_soon(probe, i)
+
+    trio.run(probe_all)
+    return names
+
+
+def display_names(hellos: tuple[str | None, str | None], fallback: tuple[str, str]) -> tuple[str, str]:
+    """Display names from the handshake names: a hello name that is not a valid bot name (`name_problem`, or
+    one with ``-vs-``, which separates the names in match ids) gives way to the ``fallback`` (the command's
+    name); two equal names become NAME-1 and NAME-2, as two equal commands do, or the fallbacks when that
+    would make them too long."""
+    from arena.tournament.config import name_problem
+
+    def valid(name: str | None) -> bool:
+        return name is not None and name_problem(name) is None and "-vs-" not in name
+
+    a, b = (h if h is not None and valid(h) else f for h, f in zip(hellos, fallback, strict=True))
+    if a != b:
+        return a, b
+    suffixed = (a + "-1", b + "-2")
+    return suffixed if all(valid(n) for n in suffixed) else fallback
 
 
 def default_names(a: str, b: str) -> tuple[str, str]:

@@ -32,7 +32,7 @@ def test_human_summary_names_both_bots():
     result = arena("match", "python bots/greedy.py", "sh bots/sh/random.sh", "--matches", "2", "--variant",
                    "schnapsen")
     assert result.returncode == 0, result.stderr
-    assert "greedy vs random: 2 matches of schnapsen" in result.stdout
+    assert "greedy vs random-sh: 2 matches of schnapsen" in result.stdout  # the names from the handshake
     assert "terminations: none" in result.stdout
 
 

@@ -2,7 +2,9 @@
 arguments, calls the library and prints; arena.cli.options holds the option parsing they share.
 
 Every ArenaError (and the rules' own ValueErrors for bad user input) becomes one line on stderr and exit
-code 2. Anything else is a bug and keeps its traceback.
+code 2. Anything else is a bug and keeps its traceback. The exit codes are listed in `arena --help`
+(EXIT_CODES). A bare `arena` prints the help on stdout and exits 2, as git does (help, and a failure status:
+no command ran).
 """
 
 from __future__ import annotations
@@ -14,8 +16,18 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from arena import __version__
 from arena.errors import ArenaError
 from arena.game.variants import RulesError
+
+EXIT_CODES = """exit codes:
+  0    success
+  1    a check failed (arena check: the bot does not pass; arena replay: a record differs from the rules),
+       or you left the match (arena play)
+  2    bad input: a wrong option, file or setting (one line on stderr says what), or no command
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP); finished matches are kept, run the command again to resume
+
+Run `arena COMMAND --help` for a command's options. Documentation: README.md and docs/ in the source."""
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -38,16 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
     # parser (and `arena rules`) stays light.
     from arena.cli import check, export, match, new, play, replay, report, rules, run
 
-    p = _Parser(prog="arena", description="Tournaments for Santase / Sixty-Six / Schnapsen bots.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = _Parser(prog="arena", description="Tournaments for Santase / Sixty-Six / Schnapsen bots.",
+                epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"arena {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=_Parser)
     for command in (new, check, play, match, run, report, export, replay, rules):
         command.add_parser(sub, _COMMANDS)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from arena.cli.match import join_sprt_words
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_sprt_words(sys.argv[1:] if argv is None else list(argv)))
+    if args.command is None:  # bare `arena`: the help, as git gives it, and no command ran
+        parser.print_help(sys.stdout)
+        return 2
     try:
         return _COMMANDS[args.command](args)
     except (ArenaError, RulesError) as e:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,8 @@ from arena.cli.options import (
     int_option,
     names_option,
     rules_option,
+    stderr_tail,
+    termination_note,
     transcripts_option,
 )
 from arena.errors import ConfigError
@@ -46,9 +50,11 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--concurrency", type=int_option("--concurrency"), default=None,
                    help="matches at once, 1 to 256 (default: CPU count)")
     p.add_argument("--names", nargs=2, metavar=("NAME_A", "NAME_B"),
-                   help="names shown for the two bots (letters, digits, _ . -; they must differ)")
-    p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
-                   help="stop early by SPRT, e.g. --sprt elo0=0 elo1=20 alpha=0.05 beta=0.05")
+                   help="names shown for the two bots (letters, digits, _ . -; they must differ); default: the "
+                   "names the bots give in their handshake, else names from their command lines")
+    p.add_argument("--sprt", metavar="KEY=VALUE ...",
+                   help="stop early by SPRT, e.g. --sprt elo0=0 elo1=20 alpha=0.05 beta=0.05: the KEY=VALUE "
+                   "words after it (anywhere on the line; or one word, elo0=0,elo1=20)")
     p.add_argument("--transcripts", type=Path, metavar="DIR",
                    help="write every match's transcript (both bots' lines and stderr) into DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -60,7 +66,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.api import default_names, log_to_stderr, play_match
+    from arena.api import log_to_stderr, play_match
     from arena.referee.clock import TimeControl
 
     # Every option is checked before any bot starts (argparse already bounded the integers): a mistake
@@ -71,7 +77,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         bank_ms=None if args.bank is None else duration_option(args.bank, "--bank", "bank"),
         handshake_ms=duration_option(args.handshake_time, "--handshake-time", "handshake"),
     )
-    names = names_option(args.names) if args.names else default_names(args.bot_a, args.bot_b)
+    names = names_option(args.names) if args.names else None  # None: the names the bots give in the handshake
     sprt = None
     if args.sprt:
         from arena.stats import parse_sprt_args
@@ -83,10 +89,20 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.transcripts:  # last: it creates the directory, which only a run that goes ahead should do
         transcripts_option(args.transcripts)
 
+    firsts: dict[str, tuple[int, dict[str, Any]]] = {}  # bot -> (order, its first termination)
+
     def on_record(spec: Any, rec: Any) -> None:
+        for t in rec.terminations:
+            if t.bot not in firsts or spec.order < firsts[t.bot][0]:  # the schedule's first, not the fastest
+                firsts[t.bot] = (spec.order, {"match": rec.match_id, "kind": str(t.kind), "detail": t.detail,
+                                              "stderr_tail": stderr_tail(rec.stderr[t.seat])})
         if not args.json:
+            why = ""
+            if rec.reason != "target":
+                t = next((t for t in rec.terminations if t.kind == rec.reason), None)
+                why = f" ({rec.reason}" + (f" by {t.bot}: {' '.join(t.detail.split())[:200]}" if t else "") + ")"
             print(f"  match {spec.order + 1}/{args.matches}: {rec.bots[0]} {rec.score[0]}-{rec.score[1]} "
-                  f"{rec.bots[1]}" + (f" ({rec.reason})" if rec.reason != "target" else ""), file=sys.stderr)
+                  f"{rec.bots[1]}{why}", file=sys.stderr)
         if args.transcripts:
             write_transcripts(rec, args.transcripts)
 
@@ -98,11 +114,50 @@ def cmd_match(args: argparse.Namespace) -> int:
         sandbox=args.sandbox, db=args.db, sprt=sprt, secrets=[args.transcripts] if args.transcripts else [],
         on_record=on_record, log=log_to_stderr,
     )
+    # each bot's first termination (in schedule order) among the matches this command played, with the end
+    # of its stderr there: why a bot that crashed at start-up crashed
+    summary = {**outcome.summary, "first_termination": {n: firsts[n][1] if n in firsts else None
+                                                       for n in outcome.names}}
     if args.json:
-        print(json.dumps(outcome.summary, indent=2))
+        print(json.dumps(summary, indent=2))
     else:
-        print(format_summary(outcome.summary))
+        print(format_summary(summary))
     return 130 if outcome.interrupted else 0
+
+
+_KEY_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+
+
+def join_sprt_words(argv: list[str]) -> list[str]:
+    """``--sprt elo0=0 elo1=20 ...`` as one option value, wherever it stands on the command line.
+
+    The KEY=VALUE words right after ``--sprt`` become its value, joined by spaces, so that in
+    ``arena match --sprt elo0=0 elo1=20 "python a.py" "python b.py"`` the bots stay BOT_A and BOT_B (a bot's
+    command is never one KEY=VALUE word). ``--sprt "elo0=0 elo1=20"`` and ``--sprt elo0=0,elo1=20`` are one
+    word already. Words after ``--`` are left alone.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word == "--":
+            out.extend(argv[i - 1:])
+            break
+        if word == "--sprt" or word.startswith("--sprt="):
+            values = [word[len("--sprt="):]] if word.startswith("--sprt=") else []
+            while i < len(argv) and _KEY_VALUE.fullmatch(argv[i]):
+                values.append(argv[i])
+                i += 1
+            if word.startswith("--sprt="):
+                out.append("--sprt=" + " ".join(values))
+            else:
+                out.append(word)
+                if values:
+                    out.append(" ".join(values))
+            continue
+        out.append(word)
+    return out
 
 
 def write_transcripts(rec: Any, directory: Path) -> None:
@@ -135,10 +190,17 @@ def format_summary(s: dict[str, Any]) -> str:
             interval = f" (95% interval {e['interval'][0]:+.0f} to {e['interval'][1]:+.0f})"
         lines.append(f"  Elo of {a} relative to {b}: {e['elo']:+.0f}{interval}")
     if "sprt" in s:
+        from arena.stats.sprt import verdict_text
+
         sp = s["sprt"]
-        verdict = {"H1": f"H1 accepted: {a} is about {sp['elo1']:+g} Elo against {b}",
-                   "H0": f"H0 accepted: {a} is about {sp['elo0']:+g} Elo (or less) against {b}",
-                   None: "no verdict yet"}[sp["verdict"]]
-        lines.append(f"  SPRT: {verdict}; LLR {sp['llr']:+.3f} in [{sp['bounds'][0]:+.3f}, {sp['bounds'][1]:+.3f}]"
-                     f" after {sp['games']} games")
+        first, *rest = verdict_text(a, b, sp["elo0"], sp["elo1"], sp["alpha"], sp["beta"], sp["verdict"], sp["llr"],
+                                    (sp["bounds"][0], sp["bounds"][1]), sp.get("matches", sp["games"]))
+        lines.append(f"  SPRT: {first}")
+        lines.extend(textwrap.wrap(" ".join(rest), 108, initial_indent=" " * 8, subsequent_indent=" " * 8))
+    for name in (a, b):
+        t = (s.get("first_termination") or {}).get(name)
+        if t:
+            count = sum(s["terminations"][name].values())
+            lines.extend(termination_note(name, t["kind"], t["match"], t["detail"], "\n".join(t["stderr_tail"]),
+                                          count=count))
     return "\n".join(lines)

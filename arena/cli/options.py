@@ -1,4 +1,5 @@
-"""Option parsing shared by the subcommands: bounded integers, durations, rule overrides, names.
+"""Option parsing shared by the subcommands: bounded integers, durations, rule overrides, names; and the
+few lines of output they share (a termination with the end of the bot's stderr).
 
 Light on purpose: building the parser must not load trio or the referee, so `arena rules` stays fast.
 """
@@ -10,6 +11,7 @@ import difflib
 import os
 import re
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -113,13 +115,20 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     import yaml
 
     expected = "NAME=VALUE with a plain value, e.g. --set match_target=7 or --set deal_batches=[3,3]"
+    known = sorted(f.name for f in fields(RuleSet))
     out: dict[str, Any] = {}
     for item in items or []:
         if "=" not in item:
             raise ArenaError(f"--set: {short_repr(item)} is not NAME=VALUE; expected {expected}")
         key, value = item.split("=", 1)
-        if not key.strip():
+        key = key.strip()
+        if not key:
             raise ArenaError(f"--set: {short_repr(item)} has no rule name; expected {expected}")
+        if key.replace("-", "_") not in known:  # as a YAML typo is met: the closest name, then every name
+            close = difflib.get_close_matches(key.replace("-", "_"), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ArenaError(f"--set: unknown rule parameter {short_repr(key)}{hint}; known parameters: "
+                             f"{', '.join(known)}")
         if len(value) > _MAX_SET_CHARS:
             raise ArenaError(f"--set: the value of {short_repr(key)} has {len(value)} characters; expected at most "
                              f"{_MAX_SET_CHARS}")
@@ -137,3 +146,33 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
                              f"expected {expected}")
         out[key] = parsed
     return out
+
+
+STDERR_TAIL_LINES = 5
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, width: int = 160) -> list[str]:
+    """The last non-blank lines of a bot's stderr, as safe to print: control characters (a terminal's
+    escape sequences) shown as ``?``, each line cut to ``width`` characters."""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    out = []
+    for line in kept:
+        line = _CONTROL.sub("?", line.expandtabs(4))
+        out.append(line if len(line) <= width else line[:width - 3] + "...")
+    return out
+
+
+def termination_note(bot: str, kind: str, match_id: str, detail: str | None, stderr: str, indent: str = "  ",
+                     count: int = 1) -> list[str]:
+    """A bot's (first) termination as a user reads it under a summary: what, where, why, and the end of its
+    stderr there (a crash at start-up is usually explained by its last lines, e.g. a traceback)."""
+    others = f" (the first of {count} terminations)" if count > 1 else ""
+    lines = [f"{indent}{bot}: {kind}{others} in match {match_id}" + (":" if detail else "")]
+    if detail:
+        lines.append(f"{indent}  {_CONTROL.sub('?', ' '.join(detail.split()))[:300]}")
+    tail = stderr_tail(stderr)
+    if tail:
+        lines.append(f"{indent}  its stderr ended with:")
+        lines.extend(f"{indent}    | {line}" for line in tail)
+    return lines

@@ -12,8 +12,15 @@ from arena.game.variants import PRESETS, RulesError, RuleSet, allowed_values
 
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:
-    r = sub.add_parser("rules", help="print a variant's resolved rule set")
-    r.add_argument("variant", choices=sorted(PRESETS), help="preset name")
+    r = sub.add_parser(
+        "rules",
+        help="print a variant's resolved rule set",
+        description="Print every rule parameter of a variant (a preset, with --set overrides applied): its value, "
+        "what it means and the values it allows. The same names go in a tournament file's variant: mapping "
+        "and in --set NAME=VALUE of arena match; docs/RULES.md explains each rule and the presets' sources. "
+        "Example: arena rules schnapsen --set match_target=11",
+    )
+    r.add_argument("variant", choices=sorted(PRESETS), help=f"the preset: {', '.join(sorted(PRESETS))}")
     r.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
     commands["rules"] = cmd_rules
 

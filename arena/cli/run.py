@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.cli.options import int_option
+from arena.cli.options import int_option, termination_note
 from arena.referee.sandbox import SANDBOX_KINDS
 
 if TYPE_CHECKING:
@@ -80,7 +80,27 @@ def standings_text(store: Any, name: str) -> str:
                    f"{100 * (t.score or 0.0):5.1f}%  {deal_win:>9}  {term}")
     if data.fit is not None:
         out.extend(f"note: {n}" for n in data.fit.notes)
+    out.extend(first_terminations(store, name))
     return "\n".join(out)
+
+
+def first_terminations(store: Any, name: str) -> list[str]:
+    """Each bot's first termination (in schedule order) with the end of its stderr in that match: what a bot
+    author needs to see first when the standings say "crash 12"."""
+    terminations = store.terminations(name)
+    if not terminations:
+        return []
+    counts: dict[str, int] = {}
+    first: dict[str, Any] = {}
+    for t in terminations:
+        counts[t.bot] = counts.get(t.bot, 0) + 1
+        first.setdefault(t.bot, t)
+    out = ["terminations (each bot's first; the match pages in the report have them all):"]
+    for bot, t in first.items():
+        seats = store.seats(t.match_id)
+        stderr = next((s.stderr for s in seats if s.seat == t.seat or (t.seat is None and s.bot == bot)), "")
+        out.extend(termination_note(bot, t.kind, t.match_id, t.detail, stderr, count=counts[bot]))
+    return out
 
 
 class ProgressDisplay:
@@ -95,6 +115,7 @@ class ProgressDisplay:
         self.tty = self.stream.isatty()
         self._last_log = 0.0
         self._live: Any = None
+        self._noted: set[str] = set()  # bots whose first termination this run has been shown
 
     def __enter__(self) -> ProgressDisplay:
         return self
@@ -117,6 +138,7 @@ class ProgressDisplay:
             if self.tty:
                 self._start(p, p.name)
             return
+        self._note_terminations(record)
         if self._live is not None:
             self._live.update(self._task, completed=p.done, rate=f"{p.rate:.1f}/s", leader=p.leader())
             return
@@ -127,6 +149,21 @@ class ProgressDisplay:
         eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
         print(f"[{p.done}/{p.total}] {p.rate:.1f} matches/s, eta {eta}, leader {p.leader()}; last: {p.last}",
               file=self.stream, flush=True)
+
+    def _note_terminations(self, record: MatchRecord) -> None:
+        """A bot's first termination in this run, at once, with the end of its stderr: a bot that crashes at
+        start-up says why while the run goes on, not only "(crash)". Later ones are counted, not shown."""
+        for t in record.terminations:
+            if t.bot in self._noted:
+                continue
+            self._noted.add(t.bot)
+            lines = termination_note(t.bot, str(t.kind), record.match_id, t.detail, record.stderr[t.seat], indent="")
+            text = "\n".join([f"arena: {lines[0]}", *lines[1:],
+                               "  (later terminations of this bot are counted in the standings)"])
+            if self._live is not None:
+                self._live.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            else:
+                print(text, file=self.stream, flush=True)
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:

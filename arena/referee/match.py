@@ -76,8 +76,10 @@ class MatchRunner:
         deal_seed: int,
         match_seed: int,
         policy: ViolationPolicy = ViolationPolicy.LOSE_MATCH,
+        keep: bool = False,
     ) -> None:
         self.rules = rules
+        self.keep = keep  # the caller keeps the processes for more matches: no `quit` after this one
         self.policy = ViolationPolicy(policy)  # the text form too, as it arrives from a worker's JSON
         self.seats = (_Seat(0, handles[0]), _Seat(1, handles[1]))
         self.match = Match(rules, deal_seed)
@@ -98,8 +100,12 @@ class MatchRunner:
         rec = self.record
         rec.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         wall = time.monotonic()
+        played_s: float | None = None
         try:
             await self._play()
+            played_s = time.monotonic() - wall
+            if not self.keep:
+                await self._quit_bots()
         finally:
             for seat in self.seats:
                 seat.harvest()
@@ -110,7 +116,7 @@ class MatchRunner:
             rec.transcripts = (self.seats[0].transcript, self.seats[1].transcript)
             rec.stderr = ("".join(self.seats[0].stderr), "".join(self.seats[1].stderr))
             rec.max_lag_ms = round(self.max_lag * 1000, 3)
-            rec.duration_s = round(time.monotonic() - wall, 3)
+            rec.duration_s = round(time.monotonic() - wall if played_s is None else played_s, 3)
             for seat in self.seats:
                 hello = seat.handle.hello
                 if hello is not None:
@@ -148,6 +154,18 @@ class MatchRunner:
             await self._send_deal_end(deal.result)
         await self._send_match_end()
 
+    async def _quit_bots(self) -> None:
+        """End both sessions (``quit``, the grace, stop) before the record is final, so that what a bot
+        writes to stderr while it quits, after ``match-end``, is this match's too."""
+        async with trio.open_nursery() as nursery:
+            for seat in self.seats:
+                nursery.start_soon(self._quit_bot, seat)
+
+    async def _quit_bot(self, seat: _Seat) -> None:
+        bot = seat.handle.bot
+        await seat.handle.quit()
+        seat.harvest(bot)
+
     async def _ensure_started(self, seat: _Seat, deal: int | None) -> bool:
         """Start (or restart) the seat's bot and send it the match line. False if the match was forfeited."""
         try:
@@ -175,7 +193,7 @@ class MatchRunner:
         reject_unasked(bot)
         view = deal.view(seat.index, self.match.score_for(seat.index))
         turn = m.Turn(view, tuple(legal), seat.clock.tc.move_ms, seat.clock.bank_left_ms())
-        seat.outbox.append(encode(turn))
+        seat.outbox.append(encode(turn, seat.handle.version))  # the form the bot chose in its handshake
         lines, seat.outbox = seat.outbox, []
         await send_lines(bot, lines)
         sent = trio.current_time()
@@ -284,15 +302,19 @@ async def play_match(
     match_seed: int = 0,
     policy: ViolationPolicy = ViolationPolicy.LOSE_MATCH,
     handles: tuple[BotHandle, BotHandle] | None = None,
+    keep: bool | None = None,
 ) -> MatchRecord:
-    """Play one match. With ``handles`` the caller's (possibly reused) bot processes are used and left
-    running; without, processes are started for this match and stopped after it."""
+    """Play one match. With ``handles`` the caller's (possibly reused) bot processes are used; without,
+    processes are started for this match. ``keep`` (default: whether ``handles`` were given) leaves the
+    processes running for more matches; otherwise each is sent ``quit`` and stopped before the record is
+    final, so the record holds what it writes to stderr on its way out."""
+    keep = handles is not None if keep is None else keep
     if handles is not None:
-        return await MatchRunner(match_id, handles, rules, deal_seed, match_seed, policy).play()
+        return await MatchRunner(match_id, handles, rules, deal_seed, match_seed, policy, keep).play()
     async with trio.open_nursery() as nursery:
         own = (BotHandle(players[0], nursery), BotHandle(players[1], nursery))
         try:
-            return await MatchRunner(match_id, own, rules, deal_seed, match_seed, policy).play()
+            return await MatchRunner(match_id, own, rules, deal_seed, match_seed, policy, keep).play()
         finally:
             with trio.CancelScope(shield=True):
                 async with trio.open_nursery() as quitters:

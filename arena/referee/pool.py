@@ -43,7 +43,8 @@ class MatchPool:
         handles = (self.take(players[spec.seat0]), self.take(players[spec.seat1]))
         try:
             return await play_match(spec.match_id, (handles[0].player, handles[1].player), rules,
-                                    spec.deal_seed, spec.match_seed, policy, handles=handles)
+                                    spec.deal_seed, spec.match_seed, policy, handles=handles,
+                                    keep=self.reuse)
         finally:
             with trio.CancelScope(shield=True):
                 for h in handles:

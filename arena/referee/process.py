@@ -58,6 +58,9 @@ class BotSpec:
     sandbox: str = "auto"
     fingerprint: str | None = None
     files: tuple[str, ...] | None = None  # what its sandbox shows of its own (None: sandbox.bot_files)
+    # descriptors the process inherits at the same numbers, without a sandbox only: arena's own seats
+    # (`arena play` passes the person's terminal to the human seat, arena.human); never a stranger's bot
+    pass_fds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -284,10 +287,32 @@ class BotProcess:
                 return
             if not data:
                 return
-            room = STDERR_CAP - len(self.stderr)
-            if room > 0:
-                self.stderr += data[:room]
-            self.stderr_dropped += max(0, len(data) - max(room, 0))
+            self._keep_stderr(data)
+
+    def _keep_stderr(self, data: bytes | bytearray) -> None:
+        room = STDERR_CAP - len(self.stderr)
+        if room > 0:
+            self.stderr += data[:room]
+        self.stderr_dropped += max(0, len(data) - max(room, 0))
+
+    def _drain_stderr(self) -> None:
+        """Take what is still in the stderr pipe once the bot has ended, before its reader is cancelled.
+
+        The reader task may not have run since the bot's last write (a traceback, a goodbye after ``quit``):
+        without this, those last lines, often the ones that say why, would be lost. The pipe is non-blocking,
+        and the reads are bounded in case a stray process outside the group still writes to it.
+        """
+        stream = self.proc.stderr
+        if stream is None:
+            return
+        for _ in range(2 * STDERR_CAP // 65536 + 2):
+            try:
+                data = os.read(stream.fileno(), 65536)  # type: ignore[attr-defined]  # an FdStream
+            except OSError:  # BlockingIOError: nothing more now; or the pipe is already closed
+                return
+            if not data:
+                return
+            self._keep_stderr(data)
 
     async def _watch_exit(self) -> None:
         self._has_exited(await self.proc.wait())
@@ -446,6 +471,7 @@ class BotProcess:
             _killpg(pgid, signal.SIGKILL)
             await self.wait_exit(5)
             _reap_group(pgid)
+            self._drain_stderr()
             self._scope.cancel()
             for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
                 if stream is not None:
@@ -497,6 +523,8 @@ def _reap_group(pgid: int) -> None:
 
 def effective_sandbox(spec: BotSpec) -> SandboxKind:
     """The sandbox a spec's bot runs in (``auto`` becomes bwrap where it works, with a warning where not)."""
+    if spec.pass_fds:  # arena's own seat (see BotSpec.pass_fds): no stranger's code, so no warning about it
+        return "none"
     return resolve_sandbox(None if spec.sandbox == "auto" else spec.sandbox)
 
 
@@ -529,6 +557,7 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
             cwd=workdir,
             env=bot_environment(workdir),
             start_new_session=True,
+            pass_fds=spec.pass_fds,
         )
     except BaseException:
         if own_dir:

@@ -53,6 +53,11 @@ class BotHandle:
     def name(self) -> str:
         return self.player.spec.name
 
+    @property
+    def version(self) -> m.Version:
+        """The protocol version the current process chose in its handshake (1.0 before one)."""
+        return self.hello.version if self.hello is not None else m.V1_0
+
     async def start(self) -> BotProcess:
         """A handshaken process (the current one if it is still usable). Raises Violation."""
         if self.bot is not None:
@@ -119,9 +124,24 @@ async def _handshake(bot: BotProcess, tc: TimeControl) -> m.BotHello:
             raise Violation(Termination.HANDSHAKE, f"expected 'bot <version> <name>', got {shown(item)}",
                             shown(item))
         if msg.version not in m.VERSIONS:
+            offered = " ".join(map(str, m.VERSIONS))
             raise Violation(Termination.HANDSHAKE,
-                            f"version {msg.version} is not offered (the referee speaks {m.VERSIONS})", shown(item))
+                            f"version {msg.version} is not offered (the referee speaks {offered})", shown(item))
         return msg
+
+
+async def probe_hello(player: Player, kill_grace: float = 1.0) -> m.BotHello | None:
+    """Start the bot, take its handshake and end the session with ``quit``: the hello it gave, or None when
+    it gave none (it crashed, stayed silent or answered wrongly; a match would show why)."""
+    async with trio.open_nursery() as nursery:
+        handle = BotHandle(player, nursery, kill_grace)
+        try:
+            await handle.start()
+        except Violation:
+            return None
+        finally:
+            await handle.quit()
+        return handle.hello
 
 
 def shown(item: Line | Eof | Broken) -> str:

@@ -7,6 +7,10 @@ half of each) the log-likelihood ratio grows by s*log(p1/p0) + (1-s)*log((1-p1)/
 the first time the LLR leaves (lower, upper) = (log(beta/(1-alpha)), log((1-beta)/alpha)): at or below
 the lower bound it accepts H0, at or above the upper bound H1. Wald's bounds keep the error rates at about
 alpha (accepting H1 when H0 holds) and beta (accepting H0 when H1 holds), usually a little below.
+
+What a verdict says, and no more (`verdict_text` words it for the command line): the results favour one of
+the two Elo values over the other, at those error rates. It is not an estimate of the difference: a bot
+far stronger than elo1 also ends in "H1 accepted", and one far weaker than elo0 in "H0 accepted".
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ class Sprt:
         self.games = 0
         self.points = 0.0
         self._verdict: str | None = None
+
+    @property
+    def matches(self) -> int:
+        """Matches fed in so far (``games`` is the older name of the same count)."""
+        return self.games
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -78,6 +87,30 @@ class Sprt:
             f"{self.upper:.2f}] after {self.games} matches ({self.points:g} points): "
             f"{state.get(self._verdict or '', 'continue')}"
         )
+
+
+def verdict_text(first: str, second: str, elo0: float, elo1: float, alpha: float, beta: float,
+                 verdict: str | None, llr: float, bounds: tuple[float, float], matches: int) -> list[str]:
+    """The SPRT's state in words: the verdict with the LLR and its bounds, then what H0 and H1 are and what
+    the verdict does (and does not) say. ``first`` is the candidate, whose Elo relative to ``second`` the
+    hypotheses are about. The first line starts with "H1 accepted", "H0 accepted" or "no verdict"."""
+    lower, upper = bounds
+    played = f"{matches} match{'es' if matches != 1 else ''}"
+    hypotheses = f"H0: {first} is {elo0:+g} Elo against {second}; H1: {first} is {elo1:+g} Elo against {second}."
+    if verdict == "H1":
+        head = f"H1 accepted after {played}: LLR {llr:+.3f} reached the H1 bound {upper:+.3f} (H0 bound {lower:+.3f})"
+        meaning = (f"The results favour H1 over H0; were H0 true, a test like this would accept H1 in about "
+                   f"{100 * alpha:g}% of runs or fewer (alpha).")
+    elif verdict == "H0":
+        head = f"H0 accepted after {played}: LLR {llr:+.3f} reached the H0 bound {lower:+.3f} (H1 bound {upper:+.3f})"
+        meaning = (f"The results favour H0 over H1; were H1 true, a test like this would accept H0 in about "
+                   f"{100 * beta:g}% of runs or fewer (beta).")
+    else:
+        head = (f"no verdict after {played}: LLR {llr:+.3f} is between the H0 bound {lower:+.3f} and the H1 bound "
+                f"{upper:+.3f}")
+        meaning = "The matches ended before the LLR reached a bound: neither hypothesis is accepted."
+    caveat = ("The test chooses between the two values; it does not measure the difference." if verdict else "")
+    return [head, hypotheses, meaning] + ([caveat] if caveat else [])
 
 
 _KEYS = ("elo0", "elo1", "alpha", "beta")

@@ -565,6 +565,7 @@ class StoredSeat:
     hello: dict[str, Any]  # the name and extras the bot gave in its handshake
     transcript: list[Any] | str  # the protocol lines ([ms, direction, text] each); the text if it is not a JSON list
     stderr: str
+    think_ms: tuple[float, ...] = ()  # the think time of each decision it answered, in order (seats.think_ms)
 
 
 def _json(text: str | None, default: Any) -> Any:
@@ -616,6 +617,7 @@ def _stored_seat(seat: int, s: Mapping[str, Any], t: Mapping[str, Any]) -> Store
         think_median_ms=s.get("think_median_ms"), think_max_ms=s.get("think_max_ms"),
         hello=hello if isinstance(hello, dict) else {},
         transcript=lines if isinstance(lines, list | str) else str(t.get("lines")), stderr=t.get("stderr") or "",
+        think_ms=tuple(_think_ms(s.get("think_ms"))),
     )
 
 

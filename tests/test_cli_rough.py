@@ -1,0 +1,226 @@
+"""Rough edges a new user hit (issue 13), each through the real command line: `python -m arena ...` as a
+subprocess, real bot processes (tests/bots, or a bot written here), real SQLite files.
+
+Bots run without the sandbox (--sandbox none, sandbox: none) where the test is not about the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import arena
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+
+def arena_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+
+
+# ------------------------------------------------------------------ --version, bare `arena`, rules --help
+def test_version_prints_the_package_version():
+    result = arena_cli("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"arena {arena.__version__}"
+
+
+def test_bare_arena_prints_the_whole_help_and_exits_2_as_git_does():
+    result = arena_cli()
+    assert result.returncode == 2
+    # the help itself (not only a usage line and an error): every command, and where to go next
+    assert result.stdout.startswith("usage: arena")
+    for command in ("match", "run", "report", "rules"):
+        assert re.search(rf"^\s+{command}\s+\S", result.stdout, re.M), (command, result.stdout)
+    assert "exit codes:" in result.stdout
+    assert "error" not in result.stderr
+
+
+def test_rules_help_describes_the_command():
+    result = arena_cli("rules", "--help")
+    assert result.returncode == 0, result.stderr
+    # a description between the usage and the arguments, which says what is printed and how to override
+    description = result.stdout.split("\n\n")[1]
+    assert not description.startswith(("positional arguments", "options")), result.stdout
+    assert "rule parameter" in description and "--set" in description
+
+
+# ------------------------------------------------------------------ --sprt before the bots
+def test_sprt_before_the_bots_leaves_them_to_bot_a_and_bot_b():
+    for sprt in (["elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"], ["elo0=0,elo1=200,alpha=0.1,beta=0.1"]):
+        result = arena_cli("match", "--sprt", *sprt, "python bots/greedy.py", "python bots/random.py",
+                           "--matches", "2", "--seed", "4", "--sandbox", "none", "--json")
+        assert result.returncode == 0, (sprt, result.stderr)
+        summary = json.loads(result.stdout)
+        assert summary["bots"] == ["greedy", "random"]
+        assert summary["sprt"]["elo1"] == 200 and summary["sprt"]["alpha"] == 0.1, summary["sprt"]
+    # and between the bots
+    result = arena_cli("match", "python bots/greedy.py", "--sprt", "elo0=0", "elo1=200", "python bots/random.py",
+                       "--matches", "2", "--seed", "4", "--sandbox", "none", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["bots"] == ["greedy", "random"]
+
+
+# ------------------------------------------------------------------ --set typos
+def test_set_typo_gets_did_you_mean_before_any_bot_starts():
+    for args in (["match", "python bots/greedy.py", "./no-such-bot", "--set", "match_targt=7"],
+                 ["rules", "santase", "--set", "match-targt=7"]):
+        result = arena_cli(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+        assert "unknown rule parameter" in lines[0] and "(did you mean 'match_target'?)" in lines[0], lines
+
+
+# ------------------------------------------------------------------ a crash at start-up says why
+TRACEBACK_END = "RuntimeError: crash_start: deliberate crash before the handshake"
+
+
+def test_match_summary_shows_the_end_of_a_crashed_bots_stderr():
+    result = arena_cli("match", "tests/bots/crash_start.py", "tests/bots/good.py", "--matches", "2", "--seed", "1",
+                       "--sandbox", "none")
+    assert result.returncode == 0, result.stderr
+    summary = result.stdout
+    assert "terminations: crash 2" in summary
+    # under the summary: which match, the referee's reason, and the traceback's last line (not only "(crash)")
+    assert "crash_start: crash (the first of 2 terminations) in match crash_start-vs-good-p0-g0:" in summary
+    assert "exited with status 1 while the referee waited for the handshake" in summary
+    assert f"| {TRACEBACK_END}" in summary
+    # the per-match progress line says why too
+    assert "(crash by crash_start: the bot exited with status 1" in result.stderr
+    as_json = arena_cli("match", "tests/bots/crash_start.py", "tests/bots/good.py", "--matches", "2", "--seed", "1",
+                        "--sandbox", "none", "--json")
+    first = json.loads(as_json.stdout)["first_termination"]
+    assert first["good"] is None
+    assert first["crash_start"]["kind"] == "crash" and first["crash_start"]["stderr_tail"][-1] == TRACEBACK_END
+
+
+def test_run_progress_and_standings_show_the_end_of_a_crashed_bots_stderr(tmp_path: Path):
+    config = tmp_path / "t.yaml"
+    config.write_text(f"""
+name: crashers
+seed: 3
+rounds: 1
+sandbox: none
+variant: {{preset: santase, match_target: 2}}
+bots:
+  - name: crash_start
+    command: {BOTS}/crash_start.py
+  - name: good
+    command: {BOTS}/good.py
+output:
+  database: {tmp_path / "arena.db"}
+""")
+    result = arena_cli("run", str(config), "--no-report")
+    assert result.returncode == 0, result.stderr
+    # progress (stderr, not a terminal): the first termination of the bot, at once, with its stderr
+    assert "arena: crash_start: crash in match crash_start-vs-good-p0-g0:" in result.stderr
+    assert f"| {TRACEBACK_END}" in result.stderr
+    # standings: the column counts them, and the note under the table says why
+    assert re.search(r"crash_start .* crash 2$", result.stdout, re.M), result.stdout
+    assert "crash_start: crash (the first of 2 terminations) in match crash_start-vs-good-p0-g0:" in result.stdout
+    assert f"| {TRACEBACK_END}" in result.stdout
+
+
+# ------------------------------------------------------------------ stderr after match-end and quit is kept
+LATE_BOT = '''#!/usr/bin/env python3
+"""Plays the first legal action; writes to stderr after match-end and after quit, each after a pause, as a
+bot that flushes its logs on the way out would."""
+import sys
+import time
+
+
+def send(line):
+    sys.stdout.write(line + "\\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "arena":
+        send("bot 1 late")
+    elif words[0] == "turn":
+        legal = next(w for w in words if w.startswith("legal="))[len("legal="):].split(",")
+        send(legal[0].replace(":", " "))
+    elif words[0] == "match-end":
+        time.sleep(0.2)
+        sys.stderr.write("late: summary written after match-end\\n")
+        sys.stderr.flush()
+    elif words[0] == "quit":
+        time.sleep(0.2)
+        sys.stderr.write("late: goodbye written after quit\\n")
+        sys.stderr.flush()
+        sys.exit(0)
+'''
+
+
+def test_stderr_written_after_match_end_and_quit_is_in_the_transcript(tmp_path: Path):
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    bot = folder / "late.py"
+    bot.write_text(LATE_BOT)
+    bot.chmod(0o755)
+    out = tmp_path / "transcripts"
+    result = arena_cli("match", str(bot), "tests/bots/good.py", "--matches", "2", "--seed", "6",
+                       "--set", "match_target=2", "--sandbox", "none", "--transcripts", str(out), "--db",
+                       str(tmp_path / "m.db"))
+    assert result.returncode == 0, result.stderr
+    logs = sorted(out.glob("*-late.log"))
+    assert len(logs) == 2, sorted(p.name for p in out.iterdir())
+    for log in logs:
+        text = log.read_text()
+        stderr = text.split("--- stderr ---", 1)[1]
+        assert "late: summary written after match-end" in stderr, text
+        assert "late: goodbye written after quit" in stderr, text
+    # the same in the database that `arena report` renders
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "m.db")
+    try:
+        kept = [row[0] for row in con.execute("SELECT stderr FROM transcripts WHERE bot = 'late'")]
+    finally:
+        con.close()
+    assert len(kept) == 2 and all("goodbye written after quit" in s for s in kept), kept
+
+
+# ------------------------------------------------------------------ the SPRT line
+def test_sprt_line_counts_matches_and_says_what_the_test_decided():
+    result = arena_cli("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
+                       "--sprt", "elo0=0", "elo1=100", "--sandbox", "none")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    sprt = text[text.index("  SPRT: "):]
+    m = re.match(r"  SPRT: H1 accepted after (\d+) matches: LLR ([+-][\d.]+) reached the H1 bound \+2\.944 "
+                 r"\(H0 bound -2\.944\)", sprt)
+    assert m, sprt
+    assert 0 < int(m[1]) < 200 and float(m[2]) >= 2.944
+    assert " games" not in sprt
+    flat = " ".join(sprt.split())
+    assert "H0: greedy is +0 Elo against random; H1: greedy is +100 Elo against random." in flat
+    assert "it does not measure the difference" in flat
+    assert "about +100" not in flat  # no claim that the difference is elo1
+    # no verdict: said so, and the JSON counts matches under both names
+    undecided = arena_cli("match", "python bots/greedy.py", "python bots/random.py", "--matches", "2", "--seed", "2",
+                          "--sprt", "elo0=0", "elo1=100", "--sandbox", "none", "--json")
+    sp = json.loads(undecided.stdout)["sprt"]
+    assert sp["verdict"] is None and sp["matches"] == sp["games"] == 2
+
+
+# ------------------------------------------------------------------ exit codes in --help
+def test_help_lists_the_exit_codes_the_commands_use(tmp_path: Path):
+    result = arena_cli("--help")
+    assert result.returncode == 0, result.stderr
+    epilog = result.stdout[result.stdout.index("exit codes:"):]
+    listed = dict(re.findall(r"^\s+(\d+)\s+(\S.*)$", epilog, re.M))
+    assert set(listed) == {"0", "1", "2", "130"}, epilog
+    assert "interrupted" in listed["130"] and "bad input" in listed["2"]
+    # the listed codes are the ones a user meets
+    assert arena_cli("rules", "santase").returncode == 0
+    assert arena_cli("rules", "santase", "--set", "colour=red").returncode == 2
