@@ -1,34 +1,32 @@
-"""docs/TUTORIAL.md works as written: its files are extracted, its commands run from the repository root.
+"""docs/TUTORIAL.md works as written: every command on the page runs, in order, in an empty folder `play/`
+beside copies of the reference bots (`../bots`, `../tests/bots`), with the venv's `arena` on PATH.
 
-The files are the code blocks after a `<!-- file: NAME -->` marker. The commands are the `arena ...` lines of
-its `sh` blocks and the `$ arena ...` lines of its `console` blocks; a console block's other lines are the
-output shown, which must have the same shape as the real output (numbers may differ: the tests play fewer
-matches than the tutorial, and bots and engine may change).
+The commands are the `arena ...` lines of its `sh` blocks and the `$ ...` lines of its `console` blocks (run
+by bash, so a pipe works as a reader's shell runs it). A console block's other lines are the output shown,
+which must have the same shape as the real output: numbers may differ (the test plays fewer matches than the
+page, and bots and engine may change), words and lines may not. The files are the code blocks after a
+`<!-- file: NAME -->` marker, saved before the first command.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs/TUTORIAL.md").read_text()
-ARENA = [sys.executable, "-m", "arena"]
-MAX_MATCHES = 4  # the tests' cap on --matches (the SPRT command gets SPRT_MATCHES)
+MAX_MATCHES = 4  # the test's cap on --matches (an SPRT command keeps up to SPRT_MATCHES)
 SPRT_MATCHES = 30
 
 FILES = dict(re.findall(r"<!-- file: (\S+) -->\n```\w*\n(.*?)\n```", DOC, re.S))
 
 
-def _commands() -> list[tuple[str, list[str] | None]]:
-    """(command, shown output or None) for every arena command in the tutorial, in order."""
+def commands() -> list[tuple[str, list[str] | None]]:
+    """(command, the output shown or None) for every command on the page, in order."""
     out: list[tuple[str, list[str] | None]] = []
     for lang, body in re.findall(r"```(sh|console)\n(.*?)\n```", DOC, re.S):
         if lang == "sh":
@@ -40,17 +38,13 @@ def _commands() -> list[tuple[str, list[str] | None]]:
     return out
 
 
-COMMANDS = _commands()
-MATCH_COMMANDS = [(c, shown) for c, shown in COMMANDS if c.startswith("arena match ")]
-RUN_COMMANDS = [(c, shown) for c, shown in COMMANDS if c.startswith("arena run ")]
-
-
-def arena(args: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+def capped(command: str) -> str:
+    cap = SPRT_MATCHES if "--sprt" in command else MAX_MATCHES
+    return re.sub(r"--matches (\d+)", lambda m: f"--matches {min(int(m[1]), cap)}", command)
 
 
 def shape(line: str) -> str:
-    """A summary line without its numbers and spacing; the Elo line without its figures."""
+    """A line without its numbers and spacing; the Elo line without its figures; the report's path."""
     if line.lstrip().startswith("Elo of "):
         line = line.split(":")[0]
     if line.startswith("report: "):
@@ -58,131 +52,47 @@ def shape(line: str) -> str:
     return "".join(re.sub(r"[-+]?\d+(\.\d+)?", "N", line).split())
 
 
-def assert_same_shape(real: str, shown: list[str]) -> None:
-    assert [shape(x) for x in real.splitlines()] == [shape(x) for x in shown], (
-        "the output shown in docs/TUTORIAL.md no longer looks like the real output; rerun the command and "
-        f"update the doc.\nreal:\n{real}\nshown:\n" + "\n".join(shown)
-    )
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> Path:
-    """The tutorial's files, as a reader would save them."""
-    work = tmp_path_factory.mktemp("tutorial")
-    work.chmod(0o755)  # as a reader's folder would be (pytest's are 0700): sandboxed bots run as another user
+def test_every_command_of_the_tutorial_runs_as_shown(tmp_path: Path) -> None:
+    root = tmp_path / "arena"
+    shutil.copytree(ROOT / "bots", root / "bots", ignore=shutil.ignore_patterns("*.o", "__pycache__"))
+    shutil.copytree(ROOT / "tests" / "bots", root / "tests" / "bots", ignore=shutil.ignore_patterns("__pycache__"))
+    play = root / "play"
+    play.mkdir()
     for name, text in FILES.items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        (work / name).write_text(text + "\n")
-    return work
+        (play / name).parent.mkdir(parents=True, exist_ok=True)
+        (play / name).write_text(text + "\n")
+    for folder in [tmp_path, *(p for p in root.rglob("*") if p.is_dir()), root]:
+        folder.chmod(0o755)  # as a reader's folders are (pytest's are 0700): a sandboxed bot runs as another user
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    ran = []
+    for command, shown in commands():
+        result = subprocess.run(["bash", "-c", capped(command)], cwd=play, env=env,
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
+        if shown is not None:
+            real = [shape(x) for x in result.stdout.splitlines()]
+            assert real == [shape(x) for x in shown], (
+                f"the output docs/TUTORIAL.md shows for `{command}` no longer looks like the real output; rerun "
+                f"the command and update the page.\nreal:\n{result.stdout}\nshown:\n" + "\n".join(shown))
+        ran.append(command)
+    # the page walks through every command of a bot author's first hour
+    for step in ("new", "check", "play", "match", "run", "export", "replay"):
+        assert any(f"arena {step} " in c for c in ran), step
+    # what the page says its commands left behind
+    logs = sorted(p.name for p in (play / "transcripts").iterdir())
+    assert logs and all(name in DOC for name in logs), logs
+    assert (play / "reports" / "mine" / "index.html").is_file()
 
 
-def doc_args(command: str, work: Path, transcripts: Path) -> list[str]:
-    """The command's arguments, with the tutorial's own files taken from `work`, fewer matches, and the
-    transcripts written to `transcripts`."""
-    args = shlex.split(command, comments=True)[1:]
-    cap = SPRT_MATCHES if "--sprt" in args else MAX_MATCHES
-    for i, arg in enumerate(args):
-        words = arg.split()
-        if len(words) > 1 or arg in FILES:  # a bot's command line: use the saved copy of a tutorial file
-            args[i] = " ".join(str(work / w) if w in FILES else w for w in words)
-        if i and args[i - 1] == "--matches":
-            args[i] = str(min(int(arg), cap))
-        if i and args[i - 1] == "--transcripts":
-            args[i] = str(transcripts)
-    return args
-
-
-def test_the_tutorial_has_its_files_and_commands():
-    assert set(FILES) == {"mybot.py", "last.sh", "tournaments/mine.yaml"}
-    assert len(MATCH_COMMANDS) >= 6 and len(RUN_COMMANDS) == 1
-    assert all(c.startswith(("arena match ", "arena run ")) for c, _ in COMMANDS)
-    for target in ("bots/sh/random.sh", "bots/c/random.c", "docs/CONFIG.md", "docs/STATISTICS.md"):
-        name = target.removeprefix("docs/")
-        assert f"]({name})" in DOC or f"](../{target})" in DOC or f"]({name}#" in DOC, target
-    assert "--sprt elo0=0 elo1=50" in DOC and "reports/mine/index.html" in DOC
-
-
-def test_the_example_bot_plays_random(work):
-    bot = f"python {work / 'mybot.py'}"
-    result = arena(["match", bot, "python bots/random.py", "--matches", "2", "--json"])
-    assert result.returncode == 0, result.stderr
-    summary = json.loads(result.stdout)
-    assert summary["matches"] == 2 and summary["bots"] == ["mybot", "random"]
-    assert summary["terminations"] == {"mybot": {}, "random": {}}
-    assert sum(summary["wins"].values()) == 2 and summary["wins"]["mybot"] >= 1
-    assert summary["deals"]["played"] >= 2
-
-
-def _ensure_c_bot() -> None:
-    if not (ROOT / "bots/c/random").exists():
-        if subprocess.run(["make", "-s", "-C", "bots/c"], cwd=ROOT, capture_output=True).returncode:
-            pytest.skip("bots/c/random is not built and `make -C bots/c` failed (no C compiler?)")
-
-
-@pytest.mark.parametrize("command,shown", MATCH_COMMANDS, ids=[c[12:60] for c, _ in MATCH_COMMANDS])
-def test_arena_match_commands(command, shown, work, tmp_path):
-    if "bots/c/random" in command:
-        _ensure_c_bot()
-    transcripts = tmp_path / "transcripts"
-    args = doc_args(command, work, transcripts)
-    result = arena(args)
-    assert result.returncode == 0, result.stderr
-    first = result.stdout.splitlines()[0]
-    assert re.fullmatch(r"\S+ vs \S+: \d+ matches of [\w-]+, seed \d+, \d+ deals", first), result.stdout
-    if shown is not None:
-        assert_same_shape(result.stdout, shown)
-    if "--sprt" in args:
-        assert "SPRT: H1 accepted" in result.stdout
-    if "--names" in args:
-        names = args[args.index("--names") + 1: args.index("--names") + 3]
-        assert first.startswith(f"{names[0]} vs {names[1]}:")
-    if "--transcripts" in args:
-        check_transcripts(transcripts, first.split()[0])
-
-
-def check_transcripts(directory: Path, bot: str) -> None:
-    """The transcript files the tutorial names exist and hold what it shows."""
-    logs = sorted(p.name for p in directory.iterdir())
-    first = f"{bot}-vs-random-p0-g0-seat0-{bot}.log"  # the first match's id, then the seat and the bot
-    assert first in logs and first in DOC, logs
-    text = (directory / first).read_text()
-    assert all(re.match(r" *\d+\.\d{3} [<>!] ", line) for line in text.split("\n\n--- stderr ---")[0].splitlines())
-    if bot == "mybot":
-        named = re.findall(r"[\w-]+-p\d-g\d-seat\d-\w+\.log", DOC.split("## 4.")[0].split("--transcripts")[-1])
-        assert sorted(set(named)) == logs
-        for line in ("> arena 1", "< bot 1 mybot author=you", "< info taking "):
-            assert f" {line}" in text, line
-        assert "\n--- stderr ---\nhand " in text
-    if bot == "garbage":
-        # the lines the tutorial shows from the end of this transcript, without their time stamps
-        shown = re.search(r"```text\n(.*?)\n```", DOC.split(f"{first}` says")[1], re.S).group(1)
-        real = [line[11:] for line in text.splitlines()]
-        for line in shown.splitlines():
-            assert line[11:] in real, line
-
-
-def test_arena_run_plays_the_tutorial_tournament_and_resumes(work, tmp_path):
-    # the tutorial's layout: mybot.py and bots/ next to tournaments/ (bots copied, not linked: bots/random.py
-    # takes its own directory off sys.path by name, which a symlinked directory defeats)
-    bots = work / "bots"
-    if not bots.exists():
-        bots.mkdir()
-        for script in ROOT.glob("bots/*.py"):
-            shutil.copy(script, bots)
-    config = work / "tournaments/mine.yaml"
-    out = tmp_path / "reports/mine"
-    config.write_text(FILES["tournaments/mine.yaml"] + f"\noutput:\n  database: {out}/arena.db\n  report: {out}\n")
-    (command, shown), = RUN_COMMANDS
-    assert shlex.split(command)[1:] == ["run", "tournaments/mine.yaml"]
-
-    first = arena(["run", str(config)])
-    assert first.returncode == 0, first.stderr
-    assert "mine: 12 matches, 12 to play" in first.stderr
-    assert_same_shape(first.stdout, shown)
-    assert (out / "arena.db").exists()
-    assert f"report: {out}/index.html" in first.stdout and (out / "index.html").exists()
-
-    again = arena(["run", str(config)])
-    assert again.returncode == 0, again.stderr
-    assert "mine: 12 matches, 0 to play" in again.stderr
-    assert again.stdout == first.stdout
+def test_the_tutorial_links_resolve() -> None:
+    for target, anchor in re.findall(r"\]\(([\w./-]+\.md)(?:#([\w-]+))?\)", DOC):
+        path = ROOT / "docs" / target
+        assert path.is_file(), target
+        if anchor:
+            headings = [slug(h) for h in re.findall(r"^#+ (.*)$", path.read_text(), re.M)]
+            assert anchor in headings, (target, anchor)
