@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, get_origin, get_type_hints
+from typing import Any, get_args, get_origin, get_type_hints
 
 from arena.game.actions import Action, ActionSyntaxError
 from arena.game.cards import Card, CardError
@@ -298,6 +298,10 @@ def parse_actions(tokens: Sequence[str]) -> tuple[tuple[int, Action], ...]:
     return tuple(out)
 
 
+# Rule parameters added after records were first written, with the value every earlier game was played by.
+_ADDED_LATER: dict[str, Any] = {"marriage_credit": "immediate"}
+
+
 def rules_from_mapping(data: Mapping[str, Any]) -> RuleSet:
     """The rule set of a record: every parameter must be there (a record does not fill gaps from a preset).
     RulesError naming what is missing, unknown or not allowed."""
@@ -305,6 +309,7 @@ def rules_from_mapping(data: Mapping[str, Any]) -> RuleSet:
     unknown = [k for k in data if k not in names]
     if unknown:
         raise RulesError(f"unknown rule parameter {short_repr(unknown[0])}")
+    data = {**_ADDED_LATER, **data}  # records written before a parameter existed played by its old rule
     missing = [n for n in names if n not in data]
     if missing:
         raise RulesError(f"missing rule parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
@@ -789,6 +794,8 @@ def _rule_value(hint: Any, raw: str) -> Any:
     if get_origin(hint) is tuple:
         parts = raw.split(",")
         return tuple(int(p) for p in parts) if all(_INT.fullmatch(p) for p in parts) else None
+    if int in get_args(hint):  # an integer or a word (close_min_talon: 3 or none)
+        return int(raw) if _INT.fullmatch(raw) else raw
     return raw  # text, or one of a Literal's texts: RuleSet checks which
 
 

@@ -49,6 +49,9 @@ VARIANTS = [
                                         "marriage_without_trick": "pending"}),
     preset("schnapsen").with_overrides({"must_follow_suit": False, "declare_66": "automatic",
                                         "last_trick_bonus": 10, "exchange_rank": "none"}),
+    # the course platform's conventions (issue 14): marriages count at the next won trick, no closing
+    preset("santase").with_overrides({"marriage_credit": "next-trick", "close_min_talon": "none"}),
+    preset("sixty-six").with_overrides({"marriage_credit": "next-trick", "marriage_lead": "king"}),
 ]
 
 SEATVIEW_FIELDS = {
@@ -110,7 +113,7 @@ class Model:
         if view.led is None:
             if can_exchange:
                 out.add(EXCHANGE)
-            if talon_open and view.talon_size >= r.close_min_talon:
+            if talon_open and r.close_min_talon != "none" and view.talon_size >= r.close_min_talon:
                 out.add(CLOSE)
             for suit in range(4):
                 k, q = Card.of(KING, suit), Card.of(QUEEN, suit)
@@ -154,9 +157,9 @@ class Model:
             self.shown[seat].add(partner)
             pts = r.trump_marriage_points if card.suit == self.trump else r.marriage_points
             self.marriages.append((seat, card.suit))
-            if self.tricks[seat]:
+            if self.tricks[seat] and r.marriage_credit == "immediate":
                 self.marriage_counted[seat] += pts
-            elif r.marriage_without_trick == "pending":
+            elif self.tricks[seat] or r.marriage_without_trick == "pending":  # waits for a won trick
                 self.marriage_pending[seat] += pts
             if not deal_over:  # a marriage that reaches 66 ends the deal before the card is led
                 self.play(seat, card)
@@ -370,7 +373,8 @@ def test_random_matches_keep_every_rule(rules: RuleSet, seed: int) -> None:
     assert [d.record() for d in again.deals] == [d.record() for d in match.deals]
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=["santase-variant", "sixty-six-variant", "schnapsen-variant"])
+@pytest.mark.parametrize("rules", VARIANTS, ids=["santase-variant", "sixty-six-variant", "schnapsen-variant",
+                                                 "course-conventions", "next-trick-void"])
 @settings(max_examples=60, derandomize=True, deadline=None, database=None)
 @given(seed=st.integers(min_value=0, max_value=2**63))
 def test_random_matches_with_other_switches(rules: RuleSet, seed: int) -> None:

@@ -262,3 +262,28 @@ def test_rules_md_schnapsen_table_lists_what_differs_from_sixty_six() -> None:
     schnapsen, sixty_six = preset("schnapsen").to_dict(), preset("sixty-six").to_dict()
     differs = {k: _shown(v) for k, v in schnapsen.items() if k != "name" and v != sixty_six[k]}
     assert table == differs
+
+
+def test_the_switches_for_other_platforms_parse_from_configs_set_and_the_wire() -> None:
+    import yaml
+
+    from arena.cli.options import parse_overrides
+    from arena.protocol.botkit import rules_from_wire
+    from arena.protocol.codec import rules_to_wire
+
+    assert preset("santase").marriage_credit == "immediate" and preset("santase").close_min_talon == 3
+    from_yaml = RuleSet.from_dict(yaml.safe_load(
+        "{preset: schnapsen, marriage_credit: next-trick, close_min_talon: none}"))
+    assert (from_yaml.marriage_credit, from_yaml.close_min_talon, from_yaml.close_min) == ("next-trick", "none", None)
+    from_set = preset("schnapsen").with_overrides(parse_overrides(["marriage_credit=next-trick",
+                                                                   "close_min_talon=none"]))
+    assert from_set == from_yaml
+    wire = rules_to_wire(from_yaml)
+    assert (wire["marriage_credit"], wire["close_min_talon"]) == ("next-trick", "none")
+    assert rules_from_wire(wire) == from_yaml
+    assert rules_from_wire(rules_to_wire(preset("santase"))) == preset("santase")  # "3" reads back as 3
+    for bad, expected in [({"close_min_talon": "never"}, "integer 1..24 | none"),
+                          ({"close_min_talon": 0}, "integer 1..24 | none"),
+                          ({"marriage_credit": "later"}, "immediate | next-trick")]:
+        with pytest.raises(RulesError, match=expected):
+            preset("santase").with_overrides(bad)

@@ -774,3 +774,65 @@ def test_a_played_match_ends_at_the_target(rules: RuleSet, target: int) -> None:
     assert m.score[m.winner] >= target > m.score[1 - m.winner]
     assert sum(d.result.game_points for d in m.deals if d.result and d.result.winner == m.winner) == \
         m.score[m.winner]
+
+
+# =================================================================== switches for other platforms' conventions
+
+
+@pytest.mark.parametrize(("without_trick", "credit", "after_first_win", "at_marriage", "after_next_win"), [
+    ("pending", "immediate", 32, 52, 56),  # santase: the first marriage waits for the first trick, later ones count
+    ("pending", "next-trick", 32, 32, 56),  # the course platform: every marriage waits for a won trick
+    ("void", "immediate", 12, 32, 36),  # sixty-six: the first marriage is void, later ones count at once
+    ("void", "next-trick", 12, 12, 36),  # void before the first trick, then each waits for the next won trick
+])
+def test_marriage_credit_and_marriage_without_trick(without_trick: str, credit: str, after_first_win: int,
+                                                    at_marriage: int, after_next_win: int) -> None:
+    # marriage_credit=next-trick (the PyPI `schnapsen` package, TU Delft / VU Amsterdam): a marriage's points
+    # are pending until the declarer's next won trick, even when it has won tricks before.
+    rules = SANTASE.with_overrides({"marriage_without_trick": without_trick, "marriage_credit": credit})
+    deal = deal_from(rules, "Qc Kc Qh Kh 9d Td", "Ac Tc Ah 9h Jd Jh", turned="As", talon="9c Jc Qd Kd Ts Ks")
+    move(deal, "0 marriage Qc")  # before any trick: 20 pending, or void
+    assert deal.view(N).pending_marriage == (20 if without_trick == "pending" else 0)
+    move(deal, "1 play Ac")  # D wins 11 + 3
+    move(deal, "1 play Jd", "0 play Td")  # N's first won trick: 12 points, and the pending 20 count
+    assert points(deal) == (after_first_win, 14) and deal.view(N).pending_marriage == 0
+    move(deal, "0 marriage Qh")  # N has a trick now
+    assert points(deal)[N] == at_marriage
+    assert deal.view(N).pending_marriage == (20 if credit == "next-trick" else 0)
+    assert deal.view(D).opponent_pending == deal.view(N).pending_marriage
+    move(deal, "1 play Ah")  # D wins the marriage's trick: N's points wait on
+    assert points(deal) == (at_marriage, 28)
+    move(deal, "1 play 9c", "0 play Kc")  # N's next won trick: 4 points, and a pending marriage counts
+    assert points(deal) == (after_next_win, 28) and deal.view(N).pending_marriage == 0
+    assert [e.points for e in deal.events if e.kind == "marriage"] == [20 if without_trick == "pending" else 0, 20]
+
+
+def test_next_trick_credit_reaches_66_only_at_the_won_trick() -> None:
+    # automatic 66 with marriage_credit=next-trick: a 40 that would take the declarer past 66 does not end
+    # the deal when declared (as it does under immediate credit), only when the declarer wins its trick.
+    n, d, turned, talon = "Qs Ks Ac Ad Ah 9d", "Tc Td Th 9c 9h Jd", "9s", "Jc Qc Kc Qd Kd Jh"
+    immediate = move(deal_from(SANTASE, n, d, turned, talon), "0 play Ac", "1 play Tc", "0 play Ad", "1 play Td")
+    assert points(immediate) == (42, 0)
+    move(immediate, "0 marriage Qs")  # 42 + 40: at once
+    assert immediate.result is not None and immediate.result.winner == N and immediate.result.points == (82, 0)
+    rules = SANTASE.with_overrides({"marriage_credit": "next-trick"})
+    deal = move(deal_from(rules, n, d, turned, talon), "0 play Ac", "1 play Tc", "0 play Ad", "1 play Td")
+    move(deal, "0 marriage Qs")
+    assert deal.result is None and points(deal) == (42, 0) and deal.view(N).pending_marriage == 40
+    move(deal, "1 play 9h")  # N's queen of trumps wins: 3 + 0 and the 40
+    assert deal.result is not None and deal.result.winner == N and deal.result.points == (42 + 3 + 40, 0)
+
+
+def test_close_min_talon_none_forbids_closing() -> None:
+    # close_min_talon=none: closing is never legal (the course platform has no close), where santase's 3
+    # allows it on a full talon.
+    n, d = "9h Kc Qc Ts Js 9d", "Ac Tc As Ks Qd Jd"
+    assert "close" in legal(deal_from(SANTASE, n, d, turned="Ah"), N)
+    rules = SANTASE.with_overrides({"close_min_talon": "none"})
+    deal = deal_from(rules, n, d, turned="Ah")
+    assert "close" not in legal(deal, N) and deal.talon_open and len(deal.talon) == 12
+    assert "exchange" in legal(deal, N)  # the other lead actions stay
+    with pytest.raises(IllegalActionError, match="close_min_talon=none") as info:
+        move(deal, "0 close")
+    assert info.value.rule == "close"
+    assert deal.closed_by is None and deal.to_move == N

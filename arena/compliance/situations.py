@@ -72,12 +72,16 @@ class SetUp:
     def describe(self) -> str:
         if self.kind == LEAD:
             return "the bot leads the first trick"
+        if "close" not in self.script:  # closing is never legal, and the follow rules bind from the start
+            return f"the opponent leads {self.script[-1].split(':')[1]}"
         return f"the opponent closes the talon and leads {self.script[-1].split(':')[1]}"
 
 
 def lead_wants(rules: RuleSet) -> frozenset[str]:
-    """What the bot's first lead should offer: a close and a marriage, and an exchange where the rules have one."""
-    return frozenset({CLOSE_TALON, MARRIAGE} | ({EXCHANGE} if rules.exchange_rank != "none" else set()))
+    """What the bot's first lead should offer: a marriage, and a close and an exchange where the rules have
+    them (``close_min_talon=none``, ``exchange_rank=none``)."""
+    return frozenset({MARRIAGE} | ({CLOSE_TALON} if rules.close_min is not None else set())
+                     | ({EXCHANGE} if rules.exchange_rank != "none" else set()))
 
 
 def find_setup(rules: RuleSet, kind: str, seed: int) -> SetUp | None:
@@ -96,14 +100,16 @@ def find_setup(rules: RuleSet, kind: str, seed: int) -> SetUp | None:
             continue
         bot, opponent = dealer, 1 - dealer
         first = Deal(rules, deck, dealer, check_deck=False)
-        if CLOSE not in first.legal_actions(opponent):
-            return None  # these rules never let the leader close at once
+        close = CLOSE in first.legal_actions(opponent)
+        if not close and not first.strict:
+            return None  # these rules never let the leader close at once, nor follow rules bind the first trick
         for card in first.hand(opponent):
             deal = Deal(rules, deck, dealer, check_deck=False)
-            deal.apply(CLOSE, opponent)
+            if close:
+                deal.apply(CLOSE, opponent)
             deal.apply(PLAY[card], opponent)
             if kind in offered(deal, bot):
-                return SetUp(kind, deal_seed, bot, ("close", f"play:{card}"))
+                return SetUp(kind, deal_seed, bot, ("close", f"play:{card}") if close else (f"play:{card}",))
     return None
 
 

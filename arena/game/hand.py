@@ -110,7 +110,7 @@ class Deal:
         self.won_points = [0, 0]
         self.tricks = [0, 0]
         self.marriage_points = [0, 0]  # counted
-        self.pending_marriage = [0, 0]  # declared before a won trick, counted at the first won trick
+        self.pending_marriage = [0, 0]  # declared, not counted yet: counted at the seat's next won trick
         self.marriages: list[tuple[int, int]] = []  # (seat, suit) in order
         self.known = [0, 0]  # cards of each seat's hand that the other seat has seen
         self.played_mask = 0
@@ -192,7 +192,8 @@ class Deal:
         return action in _marriages(self.hands[seat], self.rules.marriage_lead)
 
     def _can_close(self) -> bool:
-        return self.closed_by is None and len(self.talon) >= max(1, self.rules.close_min_talon)
+        limit = self.rules.close_min  # None: close_min_talon=none, closing is never legal
+        return limit is not None and self.closed_by is None and len(self.talon) >= limit
 
     def _can_exchange(self, seat: int) -> bool:
         rank = self._exchange_rank
@@ -267,6 +268,8 @@ class Deal:
         if action.kind == "exchange":
             return "exchange", "exchange is not allowed now (need the exchange trump, the lead and an open talon)"
         if action.kind == "close":
+            if self.rules.close_min is None:
+                return "close", "closing is never allowed in this variant (close_min_talon=none)"
             return "close", "closing is not allowed now (need the lead and a large enough open talon)"
         if action.kind == "declare":
             return "declare", "declaring 66 is automatic in this variant"
@@ -287,9 +290,12 @@ class Deal:
         self.marriages.append((seat, suit))
         partner = Card.of(KING if card.rank == QUEEN else QUEEN, suit)
         self.known[seat] |= 1 << partner
-        if self.tricks[seat]:
+        # marriage_credit decides when a marriage of a seat that has won a trick counts (now, or at its next
+        # won trick); marriage_without_trick decides whether one declared before any won trick waits for
+        # the first won trick or is void.
+        if self.tricks[seat] and self.rules.marriage_credit == "immediate":
             self.marriage_points[seat] += pts
-        elif self.rules.marriage_without_trick == "pending":
+        elif self.tricks[seat] or self.rules.marriage_without_trick == "pending":
             self.pending_marriage[seat] += pts
         else:
             pts = 0

@@ -8,6 +8,7 @@ starts from a preset and applies overrides, checking each one.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
@@ -21,6 +22,7 @@ class RulesError(ValueError):
 FollowWhileOpen = Literal["free", "strict"]
 MarriageLead = Literal["either", "queen", "king"]
 MarriageNoTrick = Literal["pending", "void"]
+MarriageCredit = Literal["immediate", "next-trick"]
 CloseScoring = Literal["at-close", "at-end"]
 Declare66 = Literal["automatic", "manual"]
 No66Winner = Literal["last-trick", "more-points"]
@@ -68,9 +70,15 @@ class RuleSet:
         default="pending",
         metadata={"doc": "pending: points count once a trick is won; void: no points before a won trick"},
     )
+    marriage_credit: MarriageCredit = field(
+        default="immediate",
+        metadata={"doc": "immediate: a declarer with a trick scores at once; next-trick: at its next won trick"},
+    )
     # --- closing
-    close_min_talon: int = field(
-        default=3, metadata={"doc": "talon size (with the turned card) needed to close", "range": (1, 24)}
+    close_min_talon: int | Literal["none"] = field(
+        default=3,
+        metadata={"doc": "talon size (with the turned card) needed to close; none: closing is never legal",
+                  "range": (1, 24)},
     )
     failed_close_points: int = field(
         default=2, metadata={"doc": "game points to the opponent when the closer fails", "range": (0, 6)}
@@ -129,6 +137,12 @@ class RuleSet:
         return 0 if self.deck == "24" else 1
 
     @property
+    def close_min(self) -> int | None:
+        """Talon size needed to close (at least 1), or None where closing is never legal."""
+        limit = self.close_min_talon
+        return None if limit == "none" else max(1, limit)
+
+    @property
     def exchange_rank_index(self) -> int:
         return -1 if self.exchange_rank == "none" else RANKS.index(self.exchange_rank)
 
@@ -178,6 +192,9 @@ def _hint(f: dataclasses.Field[Any]) -> Any:
 
 def allowed_values(f: dataclasses.Field[Any]) -> str:
     hint = _hint(f)
+    if f.name == "close_min_talon":
+        lo, hi = f.metadata["range"]
+        return f"integer {lo}..{hi} | none"
     if get_origin(hint) is Literal:
         return " | ".join(str(a) for a in get_args(hint))
     if hint is bool:
@@ -196,13 +213,18 @@ def _coerce(f: dataclasses.Field[Any], value: Any) -> Any:
         return tuple(value)
     if get_origin(hint) is Literal and isinstance(value, int) and not isinstance(value, bool):
         return str(value)  # YAML reads `deck: 24` as an int
+    if f.name == "close_min_talon" and isinstance(value, str) and re.fullmatch(r"[0-9]{1,9}", value.strip()):
+        return int(value)  # the protocol's match line carries every value as text
     return value
 
 
 def _check_value(f: dataclasses.Field[Any], value: Any) -> None:
     hint = _hint(f)
     ok: bool
-    if get_origin(hint) is Literal:
+    if f.name == "close_min_talon":  # an integer, or the word none
+        lo, hi = f.metadata["range"]
+        ok = value == "none" or (isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi)
+    elif get_origin(hint) is Literal:
         ok = value in get_args(hint)
     elif hint is bool:
         ok = isinstance(value, bool)

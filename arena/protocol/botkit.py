@@ -86,7 +86,7 @@ def rules_from_wire(wire: dict[str, str]) -> RuleSet:
         if isinstance(f.default, bool):
             values[f.name] = text == "true"
         elif isinstance(f.default, int):
-            values[f.name] = int(text)
+            values[f.name] = int(text) if text.isdigit() else text  # close_min_talon may be `none`
         elif isinstance(f.default, tuple):
             values[f.name] = tuple(int(x) for x in text.split(","))
         else:
