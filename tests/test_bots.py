@@ -12,9 +12,9 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from harness import ROOT, BotError, run_match, run_session
+from harness import ROOT, BotError, BotProcess, MatchResult, run_match, run_session
 
-from arena.game import Action, Match, SeatView, preset
+from arena.game import Action, Match, RuleSet, SeatView, preset
 
 PY = shlex.quote(sys.executable)
 GAMES = [("santase", 1), ("sixty-six", 2), ("schnapsen", 3)]  # one process plays all three in a row
@@ -23,7 +23,7 @@ GAMES = [("santase", 1), ("sixty-six", 2), ("schnapsen", 3)]  # one process play
 @pytest.fixture(scope="session")
 def c_bot() -> str:
     subprocess.run(["make", "-s", "-C", str(ROOT / "bots/c")], check=True, capture_output=True)
-    return "bots/c/random"
+    return "bots/c/random"  # the fixture builds bots/c/greedy too
 
 
 def bot_command(name: str, c_bot: str) -> str:
@@ -34,11 +34,12 @@ def bot_command(name: str, c_bot: str) -> str:
         "greedy.py": f"{PY} bots/greedy.py",
         "sh": "sh bots/sh/random.sh 7",
         "c": f"{c_bot} 7",
+        "greedy.c": "bots/c/greedy",
         "js": "node bots/js/random.js 7",
     }[name]
 
 
-BOT_NAMES = ["random.py", "greedy.py", "sh", "c", "js"]
+BOT_NAMES = ["random.py", "greedy.py", "sh", "c", "greedy.c", "js"]
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)
@@ -137,3 +138,60 @@ def test_greedy_beats_random_clearly() -> None:
         choosers[seat] = greedy.choose
         wins += play_in_process(choosers, rules, seed) == seat
     assert wins >= 18, f"greedy won only {wins} of 20 matches against random"
+
+
+# ------------------------------------------------------------------ the C greedy bot is greedy.py in C
+def test_c_greedy_passes_arena_check(c_bot: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "arena", "check", "bots/c/greedy"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "answered `bot 1 greedy-c author=arena`" in result.stdout
+    assert "the bot passes every check" in result.stdout
+
+
+# The presets, and overrides that only a bot reading the match line's rules (not the variant's name) follows:
+# marriages before the first trick are void, other marriage points (which decide when to close), and 66 is
+# declared by hand. A C bot that ignored any one of these three keys of the match line made other decisions.
+OVERRIDES = [
+    RuleSet.from_dict({"preset": "santase", "marriage_without_trick": "void", "marriage_points": 50,
+                       "trump_marriage_points": 50, "declare_66": "manual"}),
+    RuleSet.from_dict({"preset": "schnapsen", "marriage_without_trick": "pending", "trump_marriage_points": 20}),
+]
+SAME_GAMES: list[tuple[str | RuleSet, int | str]] = [
+    (rules, seed) for seed in range(8) for rules in ["santase", "sixty-six", "schnapsen", *OVERRIDES]]
+
+
+@pytest.fixture(scope="module")
+def greedy_sessions(c_bot: str) -> dict[tuple[str, int], tuple[list[MatchResult], list[str]]]:
+    """Both greedy bots ("c", "py"), in each seat, play SAME_GAMES against the same seeded random bot in one process:
+    (bot, seat) -> (results, the greedy bot's transcript with its name made the same)."""
+    sessions = {}
+    for label, bot in (("c", "bots/c/greedy"), ("py", f"{PY} bots/greedy.py")):
+        for seat in (0, 1):
+            commands = [bot, f"{PY} bots/random.py --seed 11"]
+            if seat:
+                commands.reverse()
+            processes: list[BotProcess] = []
+            results = run_session(commands, SAME_GAMES, bots=processes)
+            transcript = [line.replace("greedy-c", "greedy") for line in processes[seat].transcript]
+            sessions[label, seat] = results, transcript
+    return sessions
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_c_greedy_makes_the_decisions_of_greedy_py(greedy_sessions, seat: int) -> None:  # type: ignore[no-untyped-def]
+    c_results, c_lines = greedy_sessions["c", seat]
+    py_results, py_lines = greedy_sessions["py", seat]
+    replies = [line[2:] for line in c_lines if line.startswith("< ")]
+    for kind in ("exchange", "close", "marriage", "declare", "play"):  # every kind of decision was compared
+        assert any(r.split()[0] == kind for r in replies), kind
+    first = next((i for i, (a, b) in enumerate(zip(c_lines, py_lines, strict=False)) if a != b), None)
+    assert first is None, "\n".join(["first difference, C then Python:", *c_lines[max(0, first - 3):first + 1],
+                                      py_lines[first]])
+    assert c_lines == py_lines
+    assert [(r.winner, r.score, r.deals) for r in c_results] == [(r.winner, r.score, r.deals) for r in py_results]
+
+
+def test_c_greedy_beats_random_clearly(greedy_sessions) -> None:  # type: ignore[no-untyped-def]
+    wins = sum(r.winner == seat for seat in (0, 1) for r in greedy_sessions["c", seat][0])
+    assert wins >= 0.9 * 2 * len(SAME_GAMES), f"the C greedy bot won only {wins} of {2 * len(SAME_GAMES)}"
