@@ -382,11 +382,11 @@ def play_match(
     if chosen == "bwrap":
         for i in (0, 1):
             check_readable((names or fallback)[i], bot_files(argv[i], None, [argv[1 - i]], secrets))
+    database = None if db is None else Path(db)
+    if database is not None:  # before any bot starts, the handshake probe included
+        check_database_path(database, "--db")
     if names is None:
         names = handshake_names((argv[0], argv[1]), fallback, chosen, time_control or TimeControl(), secrets)
-    database = None if db is None else Path(db)
-    if database is not None:
-        check_database_path(database, "--db")
     concurrency = concurrency or min(os.cpu_count() or 1, MAX_CONCURRENCY)
     with tempfile.TemporaryDirectory(prefix="arena-match-") as scratch:
         path = database or Path(scratch) / "match.db"
