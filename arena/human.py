@@ -120,8 +120,7 @@ class PersonInput:
 
 def card_text(card: Card, ascii_only: bool) -> str:
     """``10♥``, ``A♠``; with ``ascii_only`` ``10h``, ``As``."""
-    rank = RANKS[card.rank]
-    return ("10" if rank == "T" else rank) + suit_text(card.suit_char, ascii_only)
+    return card.display(symbols=not ascii_only)
 
 
 def suit_text(suit: str, ascii_only: bool) -> str:

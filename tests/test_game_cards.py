@@ -155,3 +155,8 @@ def test_a_seat_action_log_entry_round_trips() -> None:
     for bad in ("2:play:Th", "play:Th", "0 play Th", "0:play Th:x"):
         with pytest.raises(ValueError):
             parse_seat_action(bad)
+
+
+def test_display_is_how_people_read_a_card() -> None:
+    assert Card.parse("Th").display() == "10\u2665" and Card.parse("As").display(symbols=False) == "As"
+    assert Card.parse("9c").display(symbols=False) == "9c" and Card.parse("Td").display(symbols=False) == "10d"

@@ -9,6 +9,7 @@ size. The browser test (test_report_browser.py) and bench/report_bench.py use bo
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -780,9 +781,10 @@ def test_replay_labels_describe_the_actions() -> None:
         text = " ".join(a for d in sim["deals"] for a in d["actions"])
         if "exchange" in text and "marriage" in text and "close" in text:
             break
-    rows = [{"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-             "actions": " ".join(d["actions"]), "winner": d["winner"],
-             "game_points": d["game_points"], "reason": d["reason"], "forfeit": 0} for i, d in enumerate(sim["deals"])]
+    rows = [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
+                                 "actions": " ".join(d["actions"]), "winner": d["winner"],
+                                 "game_points": d["game_points"], "reason": d["reason"], "forfeit": 0})
+            for i, d in enumerate(sim["deals"])]
     data = ctx.replay(rules, rows, ("north", "south"))
     labels = [" ".join(p if isinstance(p, str) else p[0] for p in s["label"]) for s in data["steps"]]
     joined = "\n".join(labels)
@@ -792,7 +794,7 @@ def test_replay_labels_describe_the_actions() -> None:
     assert data["steps"][-1]["score"] == list(sim["score"])
     assert "differs" not in joined
     # a corrupt row stops the replay of its deal with a message instead of failing the page
-    broken = [dict(rows[0], actions="0:play:Xx")]
+    broken = [dataclasses.replace(rows[0], actions=("0:play:Xx",))]
     data = ctx.replay(rules, broken, ("a", "b"))
     assert "replay stopped" in data["steps"][-1]["label"][0]
 

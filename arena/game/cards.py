@@ -52,6 +52,11 @@ class Card(int):
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
 
+    def display(self, symbols: bool = True) -> str:
+        """The card as people read it: ``10♥`` (``10h`` without ``symbols``), not the wire's ``Th``."""
+        rank = RANKS[self % 6]
+        return ("10" if rank == "T" else rank) + (SUIT_SYMBOLS[self.suit_char] if symbols else self.suit_char)
+
     @staticmethod
     def parse(text: str) -> Card:
         """Parse ``"Th"``-style text; raises CardError naming the string."""

@@ -173,10 +173,6 @@ class Transcript:
             text = text[:TRANSCRIPT_LINE_CAP] + f"... [{len(text)} characters]"
         self.entries.append((round(t * 1000, 3), direction, text))
 
-    def restart(self) -> None:
-        self.start = trio.current_time()
-        self.entries = []
-
 
 class DirectProcess:
     """A child started with ``subprocess.Popen`` on the referee's own (main) thread, with the parts of

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from arena.game.actions import Action
-from arena.game.cards import ALL_CARDS, SUITS, Card
+from arena.game.cards import ALL_CARDS, SUITS, Card, CardError
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
@@ -50,7 +50,6 @@ BOOTSTRAP_LIVE = 200
 TRAJECTORY_POINTS = 40
 RECENT_MATCHES = 12
 
-SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 _DISPLAY_SUIT = {s: n for n, s in enumerate("shcd")}  # black, red, black, red: hands read well
 
@@ -231,9 +230,11 @@ def scale_colour(x: float | None) -> str:
 
 
 def card_text(card: str) -> str:
-    """``Th`` -> ``10♥`` (plain text, e.g. for titles)."""
-    rank = "10" if card[0] == "T" else card[0]
-    return rank + SUIT_SYMBOLS.get(card[1:2], "?")
+    """``Th`` -> ``10♥`` (plain text, e.g. for titles); text that is not a card stays as it is."""
+    try:
+        return Card.parse(card).display()
+    except CardError:
+        return card
 
 
 def result_text(m: StoredMatch) -> str:
@@ -424,7 +425,7 @@ def los_table(data: Data) -> list[MatrixRow]:
     return rows
 
 
-def index_context(data: Data, bootstrap_note: bool = True) -> IndexPage:
+def index_context(data: Data) -> IndexPage:
     from arena.report import charts
 
     t = data.tournament
@@ -810,20 +811,18 @@ def rules_of(rules: Mapping[str, Any]) -> RuleSet | None:
 
 def replay(
     rules: RuleSet,
-    deal_rows: Sequence[StoredDeal | Mapping[str, Any]],
+    deal_rows: Sequence[StoredDeal],
     bots: tuple[str, str],
     match_note: str | None = None,
 ) -> dict[str, Any]:
     """The replay viewer's data: per deal its dealt hands, and one step per action (plus one per deal for
     the hands as dealt), each with the whole visible table. Labels are lists of text pieces and ``[card]``.
-    ``deal_rows`` are the match's deals (a mapping, as a test or a script may build one, is read as a row
-    of the deals table).
+    ``deal_rows`` are the match's deals, as the store reads them.
     """
     deals_out: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
     score = [0, 0]
-    for given in deal_rows:
-        row = given if isinstance(given, StoredDeal) else StoredDeal.from_row(given)
+    for row in deal_rows:
         d_index = len(deals_out)
         info: dict[str, Any] = {
             "idx": row.idx, "dealer": row.dealer, "trump": row.trump, "dealt": ["", ""],

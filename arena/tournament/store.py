@@ -186,7 +186,7 @@ class Store:
                     db.table("_migrations").insert({"name": name, "applied_at": _now()})
 
     # ----------------------------------------------------------------- tournaments
-    def tournament(self, name: str | None = None) -> dict[str, Any]:
+    def _tournament_row(self, name: str | None = None) -> dict[str, Any]:
         table = self.db.table("tournaments")
         rows = list(table.rows_where("name = ?", [name]) if name else table.rows)
         if not rows:
@@ -342,7 +342,7 @@ class Store:
     # SELECTs: a report can be rendered while `arena run` writes.
     def tournament_info(self, name: str | None = None) -> StoredTournament:
         """The tournament (the only one, unless ``name`` is given)."""
-        return _stored_tournament(self.tournament(name))
+        return _stored_tournament(self._tournament_row(name))
 
     def bots(self, tournament: str) -> list[StoredBot]:
         """The tournament's bots, in config order."""
@@ -528,7 +528,7 @@ class StoredDeal:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> StoredDeal:
-        """A deal from a row of the deals table, or a mapping with some of its columns (others are NULL)."""
+        """A deal from a row of the deals table (a missing column reads as NULL)."""
         get = row.get
         return cls(
             idx=get("idx") or 0, dealer=get("dealer"), trump=get("trump"), deck=get("deck") or "",
