@@ -10,9 +10,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.cli.options import duration_option, int_option, transcripts_option
+from arena.cli.options import add_sandbox_option, duration_option, int_option, transcripts_option
 from arena.game.variants import PRESETS
-from arena.referee.sandbox import SANDBOX_KINDS
 
 if TYPE_CHECKING:
     from arena.compliance import CheckReport
@@ -41,8 +40,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--move-time", default="1000", help="limit per decision: 500, 500ms, 2s (default 1000 ms)")
     p.add_argument("--handshake-time", default="5s", help="limit for the handshake (default 5s)")
     p.add_argument("--transcripts", type=Path, metavar="DIR", help="write every match's transcript into DIR")
-    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
-                   help="confine the bot: bwrap (bubblewrap) or none (default: bwrap when available)")
+    add_sandbox_option(p, "the bot")
     commands["check"] = cmd_check
 
 

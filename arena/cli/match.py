@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.options import (
+    add_rules_options,
+    add_sandbox_option,
     duration_option,
     int_option,
     names_option,
@@ -20,9 +22,7 @@ from arena.cli.options import (
     transcripts_option,
 )
 from arena.errors import ConfigError
-from arena.game.variants import PRESETS
 from arena.referee.policy import ViolationPolicy
-from arena.referee.sandbox import SANDBOX_KINDS
 
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:
@@ -34,8 +34,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     )
     p.add_argument("bot_a", metavar="BOT_A", help="command line of the first bot")
     p.add_argument("bot_b", metavar="BOT_B", help="command line of the second bot")
-    p.add_argument("--variant", default="santase", help=f"preset: {', '.join(PRESETS)} (default santase)")
-    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+    add_rules_options(p)
     p.add_argument("--matches", type=int_option("--matches"), default=2,
                    help="number of matches (default 2; at most 1000000)")
     p.add_argument("--seed", type=int_option("--seed"), default=None,
@@ -60,8 +59,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--db", type=Path, metavar="FILE",
                    help="keep the results in this database (the schema of arena run; arena report renders it)")
-    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
-                   help="confine the bots: bwrap (bubblewrap) or none (default: bwrap when available)")
+    add_sandbox_option(p)
     commands["match"] = cmd_match
 
 

@@ -176,3 +176,20 @@ def termination_note(bot: str, kind: str, match_id: str, detail: str | None, std
         lines.append(f"{indent}  its stderr ended with:")
         lines.extend(f"{indent}    | {line}" for line in tail)
     return lines
+
+
+def add_rules_options(p: argparse.ArgumentParser) -> None:
+    """``--variant`` and ``--set``, read together by `rules_option`."""
+    p.add_argument("--variant", default="santase", help=f"preset: {', '.join(PRESETS)} (default santase)")
+    add_set_option(p)
+
+
+def add_set_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+
+
+def add_sandbox_option(p: argparse.ArgumentParser, confined: str = "the bots") -> None:
+    from arena.referee.sandbox import SANDBOX_KINDS
+
+    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
+                   help=f"confine {confined}: bwrap (bubblewrap) or none (default: bwrap when available)")

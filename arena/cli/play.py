@@ -14,10 +14,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.cli.options import duration_option, int_option, rules_option
+from arena.cli.options import add_rules_options, add_sandbox_option, duration_option, int_option, rules_option
 from arena.errors import ArenaError
-from arena.game.variants import PRESETS
-from arena.referee.sandbox import SANDBOX_KINDS
 
 if TYPE_CHECKING:
     from arena.referee.record import MatchRecord
@@ -50,8 +48,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("bot", metavar="BOT", help="command line of the bot to play against")
-    p.add_argument("--variant", default="santase", help=f"preset: {', '.join(PRESETS)} (default santase)")
-    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+    add_rules_options(p)
     p.add_argument("--seed", type=int_option("--seed"), default=None,
                    help="seed of the deals, 0 to 2**63 - 1 (default: a random one, printed)")
     p.add_argument("--as", dest="seat", type=int, choices=(0, 1), default=0,
@@ -60,8 +57,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                    help="suits as letters c d h s (default: symbols, unless the terminal cannot show them)")
     p.add_argument("--move-time", default="10m", help="your time per move: 90s, 10m (default 10m); the bot "
                    "keeps its own limit (1 s a move)")
-    p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
-                   help="confine the bot: bwrap (bubblewrap) or none (default: bwrap when available)")
+    add_sandbox_option(p, "the bot")
     commands["play"] = cmd_play
 
 

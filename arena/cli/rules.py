@@ -6,7 +6,7 @@ import argparse
 from dataclasses import fields
 from typing import Any
 
-from arena.cli.options import parse_overrides
+from arena.cli.options import add_set_option, parse_overrides
 from arena.errors import ArenaError
 from arena.game.variants import PRESETS, RulesError, RuleSet, allowed_values
 
@@ -21,7 +21,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
         "Example: arena rules schnapsen --set match_target=11",
     )
     r.add_argument("variant", choices=sorted(PRESETS), help=f"the preset: {', '.join(sorted(PRESETS))}")
-    r.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one rule (repeatable)")
+    add_set_option(r)
     commands["rules"] = cmd_rules
 
 
