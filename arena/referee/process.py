@@ -518,8 +518,11 @@ def _reap_group(pgid: int) -> None:
 
 
 def effective_sandbox(spec: BotSpec) -> SandboxKind:
-    """The sandbox a spec's bot runs in (``auto`` becomes bwrap where it works, with a warning where not)."""
-    if spec.pass_fds:  # arena's own seat (see BotSpec.pass_fds): no stranger's code, so no warning about it
+    """The sandbox a spec's bot runs in (``auto`` becomes bwrap where it works, with a warning where not).
+
+    ``none`` was chosen by the caller, who warned about it when it resolved the user's choice; it is not
+    warned about again at every start (arena play's own seat is unsandboxed on purpose)."""
+    if spec.sandbox == "none":
         return "none"
     return resolve_sandbox(None if spec.sandbox == "auto" else spec.sandbox)
 
