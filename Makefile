@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 
 bots:
 	$(MAKE) -s -C bots/c
+	$(MAKE) -s -C bots/ismcts
 
 # Debian packages a fresh machine may lack, installed when we can (root with apt): bubblewrap, the sandbox
 # every bot runs in (without it bots run unsandboxed after a loud warning; docs/SECURITY.md), and chromium

@@ -1,0 +1,224 @@
+"""bots/ismcts: full matches in every variant, hidden deals it samples, and its endgame solver.
+
+The bot is a real executable built by its Makefile; matches go through the real referee (`arena match`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.game import Action, Card, Deal, RuleSet, parse_seat_action, preset, shuffled_deck
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bots/ismcts/ismcts"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    subprocess.run(["make", "-s", "-C", str(ROOT / "bots/ismcts")], check=True, capture_output=True)
+    subprocess.run(["make", "-s", "-C", str(ROOT / "bots/c")], check=True, capture_output=True)
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+# ------------------------------------------------------------------ full matches, every variant
+
+
+VARIANTS = [
+    ["--variant", "santase"],
+    ["--variant", "sixty-six"],
+    ["--variant", "schnapsen"],
+    ["--set", "marriage_credit=next-trick", "--set", "close_min_talon=none"],
+    ["--variant", "sixty-six", "--set", "marriage_credit=next-trick", "--set", "marriage_without_trick=pending",
+     "--set", "exchange_leader_only=false"],
+    ["--variant", "schnapsen", "--set", "close_min_talon=none", "--set", "must_head=false",
+     "--set", "no_66_winner=more-points", "--set", "schwarz=no-points"],
+]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: " ".join(v))
+def test_plays_full_matches_at_20ms_without_a_termination(variant: list[str]) -> None:
+    """Sandboxed, against the C greedy bot, with 20 ms a move: no protocol error, no timeout."""
+    result = arena("match", str(BOT), "bots/c/greedy", "--matches", "2", "--seed", "5", "--move-time", "20",
+                   "--json", *variant)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["matches"] == 2
+    assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]
+    assert summary["deals"]["played"] >= 2 * 4  # full matches: both went to the target
+
+
+# ------------------------------------------------------------------ the sampler
+
+
+def _mask(cards: object) -> int:
+    return sum(1 << c for c in cards)  # type: ignore[attr-defined]
+
+
+def _cards(text: str) -> list[Card]:
+    return [] if text == "-" else [Card.parse(t) for t in text.split(",")]
+
+
+def _samples(log: Path) -> dict[tuple[str, int, int], list[tuple[list[Card], list[Card]]]]:
+    out: dict[tuple[str, int, int], list[tuple[list[Card], list[Card]]]] = {}
+    for line in log.read_text().splitlines():
+        fields = dict(kv.split("=", 1) for kv in line.split()[1:])
+        key = (fields["match"], int(fields["deal"]), int(fields["turn"]))
+        out.setdefault(key, []).append((_cards(fields["opp"]), _cards(fields["talon"])))
+    return out
+
+
+def _check_sample(deal: Deal, seat: int, strict_answers: list[tuple[Deal, Card, list[Card]]],
+                  opp: list[Card], talon: list[Card]) -> None:
+    """A sampled hidden deal agrees with everything the seat has seen."""
+    other = 1 - seat
+    true_opp = deal.hands[other]
+    # the same hidden cards, in the same places' sizes; the turned card stays at the bottom
+    assert _mask(opp) | _mask(talon) == true_opp | _mask(deal.talon)
+    assert len(opp) == bin(true_opp).count("1")
+    assert len(talon) == len(deal.talon)
+    if deal.talon:
+        assert talon[-1] == deal.talon[-1]
+    # the cards the seat has seen go into the opponent's hand are there
+    known = deal.known[other] & true_opp
+    assert _mask(opp) & known == known
+    # every strict-phase answer of the opponent since its last draw was legal with the sampled hand
+    for before, answer, played_since in strict_answers:
+        probe = copy.deepcopy(before)
+        probe.hands[other] = _mask(opp) | _mask(played_since)
+        assert probe._playable(other) >> answer & 1, (answer, opp, played_since)
+
+
+@pytest.mark.parametrize("variant", ["santase", "sixty-six", "schnapsen"])
+def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: Path, variant: str) -> None:
+    log = tmp_path / "samples.log"
+    db = tmp_path / "arena.db"
+    result = arena("match", f"{BOT} --iters 60 --sample-log={log}", "bots/c/greedy",
+                   "--variant", variant, "--matches", "4", "--seed", "11", "--sandbox", "none", "--db", str(db),
+                   "--concurrency", "1")
+    assert result.returncode == 0, result.stderr
+    samples = _samples(log)
+    records = [json.loads(line) for line in arena("export", str(db)).stdout.splitlines()]
+    checked = with_voids = 0
+    for record in records:
+        rules = RuleSet.from_dict(record["rules"])
+        seat = record["bots"].index("ismcts")
+        for index, recorded in enumerate(record["deals"]):
+            deal = Deal(rules, [Card.parse(c) for c in recorded["deck"]], recorded["dealer"])
+            turn = 0
+            strict_answers: list[tuple[Deal, Card, list[Card]]] = []
+            for text in recorded["actions"]:
+                actor, action = parse_seat_action(text)
+                if actor == seat:
+                    for opp, talon in samples.get((record["match"], index, turn), []):
+                        _check_sample(deal, seat, strict_answers, opp, talon)
+                        checked += 1
+                        with_voids += bool(strict_answers)
+                    turn += 1
+                elif deal.led is not None and deal.strict and action.kind == "play":
+                    strict_answers.append((copy.deepcopy(deal), action.card, []))
+                if action.kind in ("play", "marriage") and actor != seat:
+                    for _, _answer, since in strict_answers:
+                        since.append(action.card)  # type: ignore[arg-type]
+                talon_before = len(deal.talon)
+                deal.apply(action, actor)
+                if len(deal.talon) < talon_before:
+                    strict_answers.clear()  # the opponent drew: it may now hold what it could not before
+    assert checked > 300, f"only {checked} samples were checked"
+    assert with_voids > 20, "the opponent's strict-phase answers constrained some samples"
+
+
+# ------------------------------------------------------------------ the endgame solver
+
+
+def _clone(deal: Deal) -> Deal:
+    c = copy.copy(deal)
+    for name in ("hands", "talon", "won_points", "tricks", "marriage_points", "pending_marriage", "marriages",
+                 "known", "taken", "actions", "events"):
+        setattr(c, name, list(getattr(deal, name)))
+    return c
+
+
+def _minimax(deal: Deal, me: int) -> int:
+    """Exhaustive search with the Python engine: game points for `me` (negative when the other seat wins)."""
+    if deal.result is not None:
+        return deal.result.game_points if deal.result.winner == me else -deal.result.game_points
+    values = []
+    for action in deal.legal_actions():
+        child = _clone(deal)
+        child.apply(action)
+        values.append(_minimax(child, me))
+    return max(values) if deal.to_move == me else min(values)
+
+
+def _position(deal: Deal) -> str:
+    def cards(mask: int) -> str:
+        return ",".join(str(Card(c)) for c in range(24) if mask >> c & 1) or "-"
+
+    seat_or_none = lambda s: "-" if s is None else str(s)  # noqa: E731
+    return (
+        f"position to_move={deal.to_move} leader={deal.leader} hand0={cards(deal.hands[0])} "
+        f"hand1={cards(deal.hands[1])} talon={','.join(str(c) for c in deal.talon) or '-'} "
+        f"trump={'cdhs'[deal.trump]} closed={seat_or_none(deal.closed_by)} "
+        f"led={'-' if deal.led is None else deal.led} first66={seat_or_none(deal.first_66)} "
+        f"points={deal.total(0)},{deal.total(1)} pending={deal.pending_marriage[0]},{deal.pending_marriage[1]} "
+        f"tricks={deal.tricks[0]},{deal.tricks[1]} snap={deal.close_snapshot[0]},{deal.close_snapshot[1]}"
+    )
+
+
+def _endgames(rules: RuleSet, rng: random.Random, count: int) -> list[Deal]:
+    """Random deals played at random into the strict phase (some by a close), with few cards left."""
+    out: list[Deal] = []
+    while len(out) < count:
+        deal = Deal(rules, shuffled_deck(rules, rng.randrange(2**32), 0), rng.randrange(2))
+        close_at = rng.choice([-1, -1, 2, 4, 6])  # -1: never close
+        while deal.result is None:
+            legal = deal.legal_actions()
+            close = [a for a in legal if a.kind == "close"]
+            if close and len(deal.talon) <= close_at:
+                deal.apply(close[0])
+                continue
+            if not deal.talon_open and max(bin(h).count("1") for h in deal.hands) <= rng.choice([3, 4, 4, 5]):
+                out.append(deal)
+                break
+            deal.apply(rng.choice([a for a in legal if a.kind != "declare" or rng.random() < 0.3]))
+    return out
+
+
+@pytest.mark.parametrize("rules", [
+    preset("santase"),
+    preset("sixty-six"),
+    preset("schnapsen"),
+    preset("santase").with_overrides({"marriage_credit": "next-trick", "schwarz": "no-points"}),
+    preset("sixty-six").with_overrides({"no_66_winner": "more-points", "marriage_without_trick": "pending",
+                                        "failed_close_points": 3}),
+    # thresholds that make the points of the last tricks decide the game points more often
+    preset("santase").with_overrides({"schneider_below": 55, "last_trick_bonus": 30, "no_66_game_points": 2}),
+], ids=["santase", "sixty-six", "schnapsen", "santase-next-trick", "sixty-six-more-points", "santase-thresholds"])
+def test_endgame_solver_agrees_with_exhaustive_search_of_the_python_engine(rules: RuleSet) -> None:
+    rng = random.Random(f"endgames-{rules.name}-{rules.marriage_credit}-{rules.no_66_winner}")
+    deals = _endgames(rules, rng, 40)
+    match_line = "match m seat=0 opponent=x variant=x " + " ".join(
+        f"{k}={','.join(map(str, v)) if isinstance(v, list) else str(v).lower() if isinstance(v, bool) else v}"
+        for k, v in rules.to_dict().items() if k != "name")
+    text = match_line + "\n" + "\n".join(_position(d) for d in deals) + "\n"
+    solved = subprocess.run([str(BOT), "--solve"], input=text, capture_output=True, text=True, timeout=120,
+                            check=True).stdout.splitlines()
+    assert len(solved) == len(deals)
+    for deal, line in zip(deals, solved, strict=True):
+        value = float(line.split()[1])
+        assert value == _minimax(deal, deal.to_move), (_position(deal), line)
+        best = line.split(" best ")[1].split(" nodes ")[0]
+        child = _clone(deal)
+        child.apply(Action.parse(best))
+        assert _minimax(child, deal.to_move) == value, "its best action reaches the value"
