@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bots clean browser sandbox
+.PHONY: demo test lint bench bench-large bots clean browser sandbox
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,dask]'
 	touch $(STAMP)
 
 bots:
@@ -51,6 +51,12 @@ bench: $(STAMP)
 	$(MAKE) -s -C bench
 	$(PY) bench/run.py
 	$(PY) bench/sandbox_bench.py
+
+# 20 trivial C bots, 19,000 matches scheduled, as many played as fit in five minutes, then the report:
+# bytes per match, render time, peak RSS, ratings time (docs/PERFORMANCE.md, "The large tournament").
+bench-large: $(STAMP) sandbox
+	$(MAKE) -s -C bench
+	$(PY) bench/large.py
 
 clean:
 	rm -rf $(VENV) reports/*/ .pytest_cache

@@ -1,4 +1,6 @@
 /* A trivial bot for the benchmarks: always plays the first legal action. C99, no dependencies.
+ * `trivial_bot SEED` plays a pseudo-random legal action instead (xorshift from SEED), so bots with
+ * different seeds differ (bench/large.py's 20 bots).
  *
  *   make -s -C bench    builds bench/out/trivial_bot
  *
@@ -46,9 +48,19 @@ static void say(const char *text, size_t n) {
     }
 }
 
-int main(void) {
+static unsigned long long rng; /* 0: always the first legal action */
+
+static size_t pick(size_t count) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (size_t)(rng % count);
+}
+
+int main(int argc, char **argv) {
     char out[256];
     char *line;
+    if (argc > 1) rng = strtoull(argv[1], NULL, 10) * 2654435761ULL + 88172645463325252ULL;
     while ((line = next_line()) != NULL) {
         if (strncmp(line, "arena ", 6) == 0) {
             say("bot 1 trivial-c\n", 16);
@@ -56,6 +68,11 @@ int main(void) {
             char *legal = strstr(line, " legal=");
             if (!legal) return 1;
             legal += 7;
+            if (rng) { /* the k-th of the comma-separated actions */
+                size_t count = 1;
+                for (const char *c = legal; *c && *c != ' '; c++) count += *c == ',';
+                for (size_t k = pick(count); k > 0; k--) legal = strchr(legal, ',') + 1;
+            }
             size_t n = strcspn(legal, ", ");
             if (n + 2 > sizeof out) return 1;
             memcpy(out, legal, n);

@@ -181,10 +181,13 @@ def test_stderr_written_after_match_end_and_quit_is_in_the_transcript(tmp_path: 
         assert "late: goodbye written after quit" in stderr, text
     # the same in the database that `arena report` renders
     import sqlite3
+    import zlib
 
     con = sqlite3.connect(tmp_path / "m.db")
     try:
-        kept = [row[0] for row in con.execute("SELECT stderr FROM transcripts WHERE bot = 'late'")]
+        # stored compressed (docs/DATABASE.md): one zlib.decompress reads it back
+        kept = [zlib.decompress(row[0]).decode() for row in con.execute(
+            "SELECT stderr FROM transcripts WHERE bot = 'late'")]
     finally:
         con.close()
     assert len(kept) == 2 and all("goodbye written after quit" in s for s in kept), kept

@@ -277,10 +277,12 @@ def test_results_cannot_be_rewritten_now_or_after_the_run(hostile, tmp_path):
     assert result.returncode == 0, result.stderr
     assert trio.run(gone, "rewrite-db"), processes_with("rewrite-db")
     import sqlite3
+    import zlib
 
     with sqlite3.connect(database) as db:
         winners = [w for (w,) in db.execute("SELECT winner FROM matches ORDER BY ord")]
-        stderr = "".join(e for (e,) in db.execute("SELECT stderr FROM transcripts WHERE bot = 'hostile'"))
+        stderr = "".join(zlib.decompress(e).decode() for (e,) in db.execute(
+            "SELECT stderr FROM transcripts WHERE bot = 'hostile' AND stderr IS NOT NULL"))
     assert "evidence rewrite-db now=refused:" in stderr and "now=rewritten" not in stderr, stderr
     assert len(winners) == 4 and set(winners) != {"hostile"}, winners  # duplicate pairs split 1-1
 
@@ -310,9 +312,11 @@ def test_a_bot_in_the_projects_own_folder_sees_no_config_database_report_or_oppo
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     import sqlite3
+    import zlib
 
     with sqlite3.connect(database) as db:
-        stderr = "".join(e for (e,) in db.execute("SELECT stderr FROM transcripts WHERE bot = 'hostile'"))
+        stderr = "".join(zlib.decompress(e).decode() for (e,) in db.execute(
+            "SELECT stderr FROM transcripts WHERE bot = 'hostile' AND stderr IS NOT NULL"))
     read = [line.split("=", 1)[1] for line in stderr.splitlines() if line.startswith("evidence read read=")]
     refused = [line.split("=", 1)[1] for line in stderr.splitlines() if line.startswith("evidence read refused=")]
     # (both matches' transcripts) an empty folder in place of the report and the database in it, and unreadable

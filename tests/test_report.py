@@ -364,8 +364,37 @@ def standings_bots(report: Path) -> list[str]:
     return [r[1] for r in rows[1:]]
 
 
+def data_files(page: Path) -> list[Path]:
+    """The match data files (data/<id>.js) a page loads with <script src>."""
+    return [(page.parent / str(s["src"])).resolve() for s in parse(page).scripts if "/data/" in str(s.get("src"))]
+
+
+def match_data(page: Path) -> dict[str, Any]:
+    """A match page's data file: its replay and transcripts (arena.report.context.match_data_script)."""
+    (path,) = data_files(page)
+    match_id, data = ctx.read_match_data(path.read_text())
+    assert path.name == f"{ctx.file_name(match_id)}.js"
+    return data
+
+
 def replay_data(page: Path) -> dict[str, Any]:
-    return json.loads(parse(page).script_text["replay-data"])  # type: ignore[no-any-return]
+    return match_data(page)["replay"]  # type: ignore[no-any-return]
+
+
+def transcript_lines(page: Path, seat: int) -> list[str]:
+    """A seat's transcript as the match page prints it: ``ms direction text`` lines."""
+    (s,) = [s for s in match_data(page)["seats"] if s["seat"] == seat]
+    t = 0
+    out = []
+    for dt, line in zip(s["t"], s["lines"], strict=True):
+        t += dt
+        out.append(f"{t / 10:10.1f} {line}")
+    return out
+
+
+def list_rows(report: Path) -> dict[str, list[Any]]:
+    """The rows of the matches list (data/matches.js) by match id."""
+    return {r[1]: r for r in ctx.read_matches_data((report / "data" / "matches.js").read_text())}
 
 
 def match_page(report: Path, match_id: str) -> Path:
@@ -405,8 +434,10 @@ def test_all_links_resolve_and_nothing_is_remote(real: tuple[Store, Path]) -> No
         text = page.read_text()
         assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert "https://" not in text
-        for s in p.scripts:  # only our own script and the replay's JSON
-            assert s.get("src", "").endswith("static/report.js") or s.get("type") == "application/json"  # type: ignore[union-attr]
+        for s in p.scripts:  # only our own script, the data files and the pair viewer's JSON
+            src = s.get("src") or ""
+            assert (src.endswith("static/report.js") or re.fullmatch(r"(\.\./)?data/[^/]+\.js", src)
+                    or s.get("type") == "application/json"), (page, s)
     css = (report / "static" / "report.css").read_text()
     assert "url(" not in css and "@import" not in css
 
@@ -445,12 +476,17 @@ def test_match_page_links_the_duplicate_partner(real: tuple[Store, Path]) -> Non
 
 
 def test_match_page_shows_termination_and_transcripts(real: tuple[Store, Path]) -> None:
-    _, report = real
+    store, report = real
     page = match_page(report, "random-vs-garbage-p0-g0")
     text = page.read_text()
     assert "malformed" in text and "hello world ~~~" in text
     assert text.count('<details class="transcript">') == 2
-    assert "arena 1" in text  # the handshake line of the transcript
+    seats = {s.seat: s for s in store.seats("random-vs-garbage-p0-g0")}
+    for seat in (0, 1):  # the transcripts are in the data file, every line as the database holds it
+        lines = transcript_lines(page, seat)
+        assert lines[0].endswith("> arena 1 1.1")  # the handshake line of the transcript
+        assert lines == [f"{round(ms * 10) / 10:10.1f} {d} {t}" for ms, d, t in seats[seat].transcript]
+    assert any("hello world ~~~" in line for seat in (0, 1) for line in transcript_lines(page, seat))
     data = replay_data(page)
     assert "forfeited" in "".join(p for p in data["steps"][-1]["label"] if isinstance(p, str))
 
@@ -583,9 +619,9 @@ def test_a_forfeited_match_says_who_forfeited_and_why(real: tuple[Store, Path]) 
     assert "The line: hello world ~~~." in text
     assert "random wins by forfeit (garbage: malformed)" in text
     assert "won 0–0" not in text and "won 0\u20130" not in text
-    rows = {r[1]: r for r in parse(report / "matches.html").rows["matches"][1:]}
-    assert rows["random-vs-garbage-p0-g0"][4] == "forfeit (0\u20130)"
-    assert rows["random-vs-greedy-p0-g0"][4] == "{}\u2013{}".format(*store.matches("real")[0].score)
+    rows = list_rows(report)
+    assert rows["random-vs-garbage-p0-g0"][5] == "forfeit (0\u20130)"
+    assert rows["random-vs-greedy-p0-g0"][5] == "{}\u2013{}".format(*store.matches("real")[0].score)
     target = parse(match_page(report, "random-vs-greedy-p0-g0"))
     assert "forfeit" not in "".join(target.text)
 
@@ -632,8 +668,7 @@ def test_pair_page_puts_both_games_side_by_side_and_finds_where_the_play_diverge
     assert "pairs/" not in match_page(report, "sloppy-vs-greedy-p0-g0").read_text()  # no partner
     assert sorted(p.name for p in (report / "pairs").iterdir()) == ["chatty-vs-greedy-p0.html"]
     p = parse(pair)
-    assert json.loads(p.script_text["pair-a"]) == replay_data(match_page(report, g0))
-    assert json.loads(p.script_text["pair-b"]) == replay_data(match_page(report, g1))
+    assert data_files(pair) == data_files(match_page(report, g0)) + data_files(match_page(report, g1))
     viewer = json.loads(p.script_text["pair-data"])["deals"]
     d0, d1 = store.deals(g0), store.deals(g1)
     assert len(viewer) == max(len(d0), len(d1))
@@ -669,8 +704,11 @@ def test_matches_list_has_a_filter_by_bot(real: tuple[Store, Path], evil: tuple[
     html = (report / "matches.html").read_text()
     options = re.findall(r'<option value="([^"]*)">', html)
     assert sorted(options) == ["", "", "forfeit", "garbage", "greedy", "lost", "random", "won"]
-    for m in store.matches("real"):
-        assert f'data-seat0="{m.seat0}" data-seat1="{m.seat1}" data-winner="{m.winner}"' in html
+    rows = list_rows(report)
+    for m in store.matches("real"):  # what the filter compares: the seats, the winner, who forfeited
+        assert rows[m.match_id][3:5] == list(m.seats) and rows[m.match_id][6] == (m.winner or "")
+        assert rows[m.match_id][2] == ctx.file_name(m.match_id)  # done: a link to its page
+        assert rows[m.match_id][9] == (m.terminated_bot or "")
     assert 'href="../matches.html#bot=garbage"' in (report / "bots" / "garbage.html").read_text()
     _, evil_report = evil
     bot_page = (evil_report / "bots" / f"{ctx.file_name(EVIL)}.html").read_text()
@@ -718,13 +756,12 @@ def test_hostile_names_and_stderr_render_as_text(evil: tuple[Store, Path]) -> No
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index
     assert EVIL in standings_bots(report)
     evil_matches = [m for m in store.matches("synthetic") if m.status == "done" and EVIL in m.spec.seats]
-    page = match_page(report, evil_matches[0].match_id)
-    text = page.read_text()
-    assert "&lt;b&gt;bold&lt;/b&gt;&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; &amp; done" in text \
-        or evil_matches[0].spec.seat1 == EVIL
-    script = parse(page).script_text["replay-data"]
-    assert "</" not in script and "<" not in script
-    assert EVIL in json.loads(script)["bots"]
+    m = evil_matches[0]
+    page = match_page(report, m.match_id)
+    data = match_data(page)  # stderr and names travel as JSON inside the data file, which report.js
+    assert EVIL in data["replay"]["bots"]  # puts into the page through textContent only
+    assert data["seats"][0]["stderr"] == EVIL_STDERR  # the synthetic matches give seat 0 this stderr
+    assert "stderr" in page.read_text()  # the section for it
 
 
 def test_hostile_names_get_safe_distinct_file_names(evil: tuple[Store, Path]) -> None:

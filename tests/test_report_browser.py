@@ -51,7 +51,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     render_report(real, base / "real")
     evil = synthetic_db(base / "evil.db", names=["greedy", EVIL, "quiet"], n_matches=12, stderr=EVIL_STDERR,
                         flaky=EVIL, flaky_rate=0.5, pool_size=8, info=EVIL_INFO)
-    render_report(evil, base / "evil")
+    with pytest.MonkeyPatch.context() as mp:  # pages of 5 rows: 12 matches make 3 pages of the list
+        mp.setattr(ctx, "MATCHES_PAGE_ROWS", 5)
+        render_report(evil, base / "evil")
     why = play_why_tournament(base / "why.db", base / "why-bots")
     render_report(why, base / "why")
     return {"real": base / "real", "evil": base / "evil", "why": base / "why", "why.db": base / "why.db"}
@@ -66,6 +68,7 @@ class Browser:
         self.errors: list[str] = []
         self.dialogs: list[str] = []
         self.remote: list[str] = []
+        self.files: list[str] = []  # every file:// URL a page loaded
 
     def page(self, width: int = 1280, height: int = 900) -> Any:
         context = self.browser.new_context(viewport={"width": width, "height": height})
@@ -73,6 +76,7 @@ class Browser:
 
         def route(r: Any) -> None:
             if r.request.url.startswith("file://"):
+                self.files.append(r.request.url)
                 r.continue_()
             else:
                 self.remote.append(r.request.url)
@@ -111,13 +115,24 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
             shutil.copy(s, Path(keep) / s.name)
 
 
+def ready(page: Any) -> None:
+    """Wait until report.js has shown the page's data files (the replay, the transcripts): it loads them
+    with <script src> from file:// and inflates them, then sets <body data-ready>."""
+    page.wait_for_selector("body[data-ready]", state="attached")
+
+
+def goto(page: Any, url: str) -> None:
+    page.goto(url)
+    ready(page)
+
+
 def _bots(page: Any) -> list[str]:
     return [t.strip() for t in page.locator("#standings tbody th[scope=row]").all_inner_texts()]
 
 
 def test_sort_standings_and_open_a_match(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
-    page.goto((reports["real"] / "index.html").as_uri())
+    goto(page, (reports["real"] / "index.html").as_uri())
     assert page.title().startswith("real")
     by_rank = _bots(page)
     assert sorted(by_rank) == ["garbage", "greedy", "random"]
@@ -136,18 +151,21 @@ def test_sort_standings_and_open_a_match(reports: dict[str, Path], browser: Brow
 
     page.click("a[href='matches/random-vs-greedy-p0-g0.html']")
     page.wait_for_url("**/matches/random-vs-greedy-p0-g0.html")
+    ready(page)
     assert page.locator("h1").inner_text().replace("\n", " ").startswith("random vs greedy")
     assert not browser.errors and not browser.remote and not browser.dialogs
 
 
 def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
-    page.goto((reports["real"] / "matches" / "random-vs-greedy-p0-g0.html").as_uri())
+    goto(page, (reports["real"] / "matches" / "random-vs-greedy-p0-g0.html").as_uri())
     step = lambda: int(page.get_attribute("#replay", "data-step"))  # noqa: E731
     label = lambda: page.inner_text("#r-label")  # noqa: E731
     state = lambda: (page.inner_text("#r-points0"), page.inner_text("#r-points1"),  # noqa: E731
                      page.inner_text("#r-tricks0"), page.inner_text("#r-tricks1"))
     assert step() == 0
+    # the replay and the transcripts came from the match's data file, loaded from disk by <script src>
+    assert any(u.endswith("/data/random-vs-greedy-p0-g0.js") for u in browser.files), browser.files
     start_label, start_pos, start_state = label(), page.inner_text("#r-pos"), state()
     assert "deals" in start_label and start_state == ("0", "0", "0", "0")
     assert page.locator("#r-hand0 .card").count() == 6 and page.locator("#r-hand1 .card").count() == 6
@@ -194,12 +212,12 @@ def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browse
     assert "Deal over" in label()
 
     phone = browser.page(390, 844)
-    phone.goto((reports["real"] / "matches" / "random-vs-greedy-p0-g0.html").as_uri())
+    goto(phone, (reports["real"] / "matches" / "random-vs-greedy-p0-g0.html").as_uri())
     for _ in range(5):
         phone.click("#r-next")
     browser.shot(phone, tmp_path / "match-phone.png")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1  # no sideways scrolling page
-    phone.goto((reports["real"] / "index.html").as_uri())
+    goto(phone, (reports["real"] / "index.html").as_uri())
     browser.shot(phone, tmp_path / "index-phone.png")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
     assert not browser.errors and not browser.remote and not browser.dialogs
@@ -207,12 +225,13 @@ def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browse
 
 def test_bot_page_and_forfeit_replay(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
-    page.goto((reports["real"] / "bots" / "garbage.html").as_uri())
+    goto(page, (reports["real"] / "bots" / "garbage.html").as_uri())
     assert page.locator("h1").inner_text() == "garbage"
     assert page.locator("svg.chart.trajectory").count() == 1
     browser.shot(page, tmp_path / "bot-desktop.png")
     page.click("a[href='../matches/random-vs-garbage-p0-g0.html'] >> nth=0")
     page.wait_for_url("**/random-vs-garbage-p0-g0.html")
+    ready(page)
     page.keyboard.press("End")  # not a replay key: the page may scroll, the replay stays
     assert page.get_attribute("#replay", "data-step") == "0"
     while not page.is_disabled("#r-next"):
@@ -223,13 +242,14 @@ def test_bot_page_and_forfeit_replay(reports: dict[str, Path], browser: Browser,
 
 def test_hostile_names_stay_text_in_the_browser(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
-    page.goto((reports["evil"] / "index.html").as_uri())
+    goto(page, (reports["evil"] / "index.html").as_uri())
     assert EVIL in _bots(page)
     page.click(f"a[href='bots/{ctx.file_name(EVIL)}.html'] >> nth=0")
     assert page.locator("h1").inner_text() == EVIL
     page.click("details summary")  # the list of matches
     page.click("td.id a >> nth=0")
     page.wait_for_load_state()
+    ready(page)
     assert EVIL in page.inner_text("h1")
     assert EVIL in page.inner_text(".board")
     page.click("#r-next")
@@ -243,6 +263,7 @@ def test_hostile_names_stay_text_in_the_browser(reports: dict[str, Path], browse
     assert "<img src=x onerror=alert(3)>" in said or "<img src=x onerror=alert(3)>" in page.inner_text("#r-say0")
     page.click("a.pair-link")  # the pair page of a hostile name, stepped to the end
     page.wait_for_load_state()
+    ready(page)
     assert EVIL in page.inner_text("h1")
     while not page.is_disabled("#p-next"):
         page.keyboard.press("ArrowRight")
@@ -260,7 +281,7 @@ def test_a_link_opens_the_replay_at_a_deal_and_step(reports: dict[str, Path], br
     data = replay_data(path)
     assert len(data["deals"]) >= 4 and data["deals"][2]["steps"] >= 8
     page = browser.page()
-    page.goto(path.as_uri() + "#d3s7")
+    goto(page, path.as_uri() + "#d3s7")
     assert _pos(page).startswith(f"deal 3 of {len(data['deals'])} \u00b7 step 7 of {data['deals'][2]['steps']}")
     assert int(page.get_attribute("#replay", "data-step")) == data["deals"][2]["first"] + 6
     assert page.get_attribute("#r-link", "href") == "#d3s7"
@@ -270,16 +291,18 @@ def test_a_link_opens_the_replay_at_a_deal_and_step(reports: dict[str, Path], br
     assert page.evaluate("location.hash") == "#d4s1"
     label = page.inner_text("#r-label")
     page.reload()  # the same step again
+    ready(page)
     assert _pos(page).startswith("deal 4 of") and page.inner_text("#r-label") == label
     page.click("table.deals a[href='#d2s1']")  # the deals table links into the replay
     assert _pos(page).startswith("deal 2 of") and "step 1 of" in _pos(page)
     assert int(page.get_attribute("#replay", "data-step")) == data["deals"][1]["first"]
-    page.goto(path.as_uri() + "#d99s99")  # out of range: the last step of the last deal
+    goto(page, path.as_uri() + "#d99s99")  # out of range: the last step of the last deal
     page.reload()
+    ready(page)
     assert int(page.get_attribute("#replay", "data-step")) == len(data["steps"]) - 1
     assert page.is_disabled("#r-next")
     forfeit = reports["real"] / "matches" / "random-vs-garbage-p0-g0.html"
-    page.goto(forfeit.as_uri())
+    goto(page, forfeit.as_uri())
     assert "garbage (seat 1) forfeited the match: malformed" in page.inner_text("#forfeit")
     page.click("#forfeit a")
     assert "forfeited" in page.inner_text("#r-label")  # the step where it happened
@@ -304,7 +327,7 @@ def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path]
     deal = data["steps"][step]["deal"]
     k = step - data["deals"][deal]["first"] + 1
     page = browser.page()
-    page.goto(path.as_uri() + f"#d{deal + 1}s{k}")
+    goto(page, path.as_uri() + f"#d{deal + 1}s{k}")
     mine, other = page.inner_text("#r-say1"), page.inner_text("#r-say0")
     action = actions[step].split(":", 1)[1]
     assert "decision 6 of " in mine and f"chose {action}" in mine and "done 6" in mine
@@ -316,11 +339,11 @@ def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path]
     assert page.inner_text("#r-say1").strip() == ""
     assert float(page.inner_text("#r-say0").split("thought ")[1].split(" ms")[0]) == pytest.approx(
         think[0][sum(1 for n in actions if n <= step + 1 and actions[n].startswith("0:")) - 1], rel=0.01)
-    page.goto(path.as_uri())  # the first step: what chatty said before its first turn
+    goto(page, path.as_uri())  # the first step: what chatty said before its first turn
     assert "hello from chatty" in page.inner_text("#r-say1")
     sloppy = reports["why"] / "matches" / "sloppy-vs-greedy-p0-g0.html"
     broke = next(n for n, s in enumerate(replay_data(sloppy)["steps"]) for e in s.get("say", []) if "notes" in e)
-    page.goto(sloppy.as_uri())
+    goto(page, sloppy.as_uri())
     while int(page.get_attribute("#replay", "data-step")) < broke:
         page.keyboard.press("ArrowRight")
     said = page.inner_text("#r-say0")
@@ -330,9 +353,10 @@ def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path]
 
 def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
-    page.goto((reports["why"] / "matches" / "chatty-vs-greedy-p0-g0.html").as_uri())
+    goto(page, (reports["why"] / "matches" / "chatty-vs-greedy-p0-g0.html").as_uri())
     page.click("a.pair-link")
     page.wait_for_url("**/pairs/chatty-vs-greedy-p0.html")
+    ready(page)
     diverge = json.loads(page.inner_text("#pair-data"))["deals"][0]["diverge"]
     assert diverge and diverge > 1
     assert page.get_attribute("#pair", "data-k") == "0"
@@ -356,11 +380,12 @@ def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browse
     assert page.inner_text("#a-hand1") == page.inner_text("#b-hand1")
     page.click("#a-open")  # one game's page at the same step
     page.wait_for_url(f"**/matches/chatty-vs-greedy-p0-g0.html#d1s{diverge - 1}")
+    ready(page)
     assert f"step {diverge - 1} of" in _pos(page)
-    page.goto((reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri() + f"#d1s{diverge}")
+    goto(page, (reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri() + f"#d1s{diverge}")
     assert "The play diverges here" in page.inner_text("#p-status")
     phone = browser.page(390, 844)
-    phone.goto((reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri())
+    goto(phone, (reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri())
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
     browser.shot(phone, tmp_path / "pair-phone.png")
     assert not browser.errors and not browser.remote and not browser.dialogs
@@ -373,7 +398,7 @@ def _visible_rows(page: Any) -> list[list[str]]:
 
 def test_filter_the_matches_by_bot(reports: dict[str, Path], browser: Browser) -> None:
     page = browser.page()
-    page.goto((reports["real"] / "matches.html").as_uri())
+    goto(page, (reports["real"] / "matches.html").as_uri())
     assert len(_visible_rows(page)) == 6
     page.select_option("#f-bot", "garbage")
     rows = _visible_rows(page)
@@ -393,16 +418,45 @@ def test_filter_the_matches_by_bot(reports: dict[str, Path], browser: Browser) -
     assert _visible_rows(page) and all(r[5] == "greedy" for r in _visible_rows(page))
     page.select_option("#f-bot", "")  # won by whom? the result filter needs a bot
     assert len(_visible_rows(page)) == 6 and page.evaluate("location.hash") == ""
-    page.goto((reports["real"] / "bots" / "garbage.html").as_uri())
+    goto(page, (reports["real"] / "bots" / "garbage.html").as_uri())
     page.click("#filtered-matches")  # a bot page links to its matches in the list
     page.wait_for_url("**/matches.html#bot=garbage")
+    ready(page)
     assert page.input_value("#f-bot") == "garbage" and len(_visible_rows(page)) == 4
-    page.goto((reports["evil"] / "bots" / f"{ctx.file_name(EVIL)}.html").as_uri())
+    goto(page, (reports["evil"] / "bots" / f"{ctx.file_name(EVIL)}.html").as_uri())
     page.click("#filtered-matches")
     page.wait_for_load_state()
+    ready(page)
     assert page.input_value("#f-bot") == EVIL
     rows = _visible_rows(page)
     assert rows and all(EVIL in r[2:4] for r in rows) and len(rows) < 12
     page.select_option("#f-result", "forfeit")
     assert all(r[7].endswith(f"({EVIL})") for r in _visible_rows(page))
     assert not browser.dialogs and not browser.errors and not browser.remote
+
+
+def test_the_matches_list_shows_a_page_at_a_time(reports: dict[str, Path], browser: Browser) -> None:
+    """A large tournament's list is paged (here 5 rows a page, 12 matches): filtering and sorting work on
+    every row, not only on the page shown."""
+    page = browser.page()
+    goto(page, (reports["evil"] / "matches.html").as_uri())
+    assert page.is_visible("#f-pages") and page.inner_text("#f-page") == "rows 1\u20135 of 12"
+    assert [r[0] for r in _visible_rows(page)] == ["1", "2", "3", "4", "5"]
+    assert page.is_disabled("#f-prev")
+    page.click("#f-next")
+    assert [r[0] for r in _visible_rows(page)] == ["6", "7", "8", "9", "10"]
+    page.click("#f-next")
+    assert [r[0] for r in _visible_rows(page)] == ["11", "12"] and page.is_disabled("#f-next")
+    page.click("#matches thead th:nth-child(1) button")  # "#" again: descending, from the first page
+    assert [r[0] for r in _visible_rows(page)] == ["12", "11", "10", "9", "8"]
+    page.select_option("#f-bot", "quiet")
+    n = int(page.inner_text("#f-count").split()[0])
+    assert 0 < n < 12 and page.inner_text("#f-count") == f"{n} of 12 matches"
+    rows = _visible_rows(page)
+    assert len(rows) == min(n, 5) and all("quiet" in r[2:4] for r in rows)
+    assert page.is_visible("#f-pages") == (n > 5)
+    page.click("td.id a >> nth=0")  # a row links to its match page
+    ready(page)
+    assert "quiet" in page.inner_text("h1")
+    assert not browser.errors and not browser.remote and not browser.dialogs
+

@@ -47,7 +47,7 @@ class Card(int):
         return SUITS[self // 6]
 
     def __str__(self) -> str:
-        return RANKS[self % 6] + SUITS[self // 6]
+        return _TEXT[self]  # the protocol writes cards all the time: their text is made once (below)
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
@@ -75,6 +75,7 @@ class Card(int):
         return ALL_CARDS[suit * 6 + rank]
 
 
+_TEXT: tuple[str, ...] = tuple(RANKS[i % 6] + SUITS[i // 6] for i in range(24))  # Card.__str__
 ALL_CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(24))
 SUIT_MASKS: tuple[int, ...] = tuple(0b111111 << (6 * s) for s in range(4))
 # Card points of every possible mask would be too big a table; per-suit 6-bit tables keep it tiny.

@@ -11,10 +11,12 @@ asked to encode something impossible).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import fields as dc_fields
 
 from arena.game.actions import Action, ActionSyntaxError
-from arena.game.cards import SUITS, Card, CardError
+from arena.game.cards import SUITS, Card, CardError, cards_in
+from arena.game.hand import Deal
 from arena.game.hand import Event as GameEvent
 from arena.game.variants import RuleSet
 from arena.game.views import SeatView, drawn_card_seen
@@ -205,6 +207,66 @@ def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: 
         f"score={v.match_score[0]} opp_score={v.match_score[1]} "
         f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
         f"legal={','.join(a.token() for a in legal)}"
+    )
+
+
+# ----------------------------------------------------------------- the referee's turn line, from the deal
+# `turn_line` writes what ``encode(Turn(deal.view(seat, score), ...))`` writes, without building the view:
+# the referee sends one per decision, and the view's tuples of cards and its 20-field dataclass were most of
+# its cost. Card lists come from their bit masks through a cache (a tournament repeats the same hands).
+_MASK_TEXT: dict[int, str] = {0: NONE}
+_TOKEN_TEXT: dict[Action, str] = {}
+
+
+def _mask_text(mask: int) -> str:
+    text = _MASK_TEXT.get(mask)
+    if text is None:
+        if len(_MASK_TEXT) > 200_000:
+            _MASK_TEXT.clear()
+            _MASK_TEXT[0] = NONE
+        text = _MASK_TEXT[mask] = ",".join([str(c) for c in cards_in(mask)])
+    return text
+
+
+def _legal_text(legal: Sequence[Action]) -> str:
+    tokens = _TOKEN_TEXT
+    out = []
+    for a in legal:
+        t = tokens.get(a)
+        if t is None:
+            if len(tokens) > 10_000:
+                tokens.clear()
+            t = tokens[a] = a.token()
+        out.append(t)
+    return ",".join(out)
+
+
+def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequence[Action], time_ms: int,
+              bank_ms: int | None, version: Version = V1_0) -> str:
+    """The ``turn`` line for ``seat`` of ``deal``: the same text as
+    ``encode(Turn(deal.view(seat, match_score), tuple(legal), time_ms, bank_ms), version)``, built faster."""
+    other = 1 - seat
+    talon = deal.talon
+    turned = deal.trump_card if talon and talon[-1] == deal.trump_card else None
+    led = deal.led
+    marriages = ",".join([f"{s}{SUITS[suit]}" for s, suit in deal.marriages]) or NONE
+    pending = deal.pending_marriage
+    tricks = deal.tricks
+    led_marriage = opp_pending = taken = ""
+    if version >= V1_1:
+        led_marriage = f" led_marriage={'true' if deal.led_marriage else 'false'}"
+        opp_pending = f" opp_pending={pending[other]}"
+        taken = f" taken={_mask_text(deal.taken[seat])} opp_taken={_mask_text(deal.taken[other])}"
+    return (
+        f"turn seat={seat} hand={_mask_text(deal.hands[seat])} trump={SUITS[deal.trump]} "
+        f"turned={NONE if turned is None else str(turned)} talon={len(talon)} "
+        f"closed={NONE if deal.closed_by is None else deal.closed_by} led={NONE if led is None else str(led)}"
+        f"{led_marriage} leader={deal.leader} dealer={deal.dealer} points={deal.total(seat)} "
+        f"opp_points={deal.total(other)} pending={pending[seat]}{opp_pending} tricks={tricks[seat]} "
+        f"opp_tricks={tricks[other]} marriages={marriages} played={_mask_text(deal.played_mask)}{taken} "
+        f"known={_mask_text(deal.known[other] & deal.hands[other])} "
+        f"score={match_score[0]} opp_score={match_score[1]} "
+        f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} legal={_legal_text(legal)}"
     )
 
 

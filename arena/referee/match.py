@@ -15,11 +15,13 @@ from datetime import UTC, datetime
 import trio
 
 from arena.game.actions import Action
+from arena.game.cards import Card
 from arena.game.hand import Deal, DealEndReason, DealResult
+from arena.game.hand import Event as GameEvent
 from arena.game.match import Match
 from arena.game.variants import RuleSet
 from arena.protocol import messages as m
-from arena.protocol.codec import encode, event_message, rules_to_wire
+from arena.protocol.codec import encode, event_message, rules_to_wire, turn_line
 from arena.referee.clock import Clock
 from arena.referee.policy import FORFEIT_GAME_POINTS, MAX_VIOLATIONS, ViolationPolicy
 from arena.referee.process import BotProcess
@@ -191,9 +193,10 @@ class MatchRunner:
         assert bot is not None
         legal = deal.legal_actions()
         reject_unasked(bot)
-        view = deal.view(seat.index, self.match.score_for(seat.index))
-        turn = m.Turn(view, tuple(legal), seat.clock.tc.move_ms, seat.clock.bank_left_ms())
-        seat.outbox.append(encode(turn, seat.handle.version))  # the form the bot chose in its handshake
+        # encode(Turn(deal.view(...))) without the view (codec.turn_line); in the form the bot chose in its
+        # handshake
+        seat.outbox.append(turn_line(deal, seat.index, self.match.score_for(seat.index), legal,
+                                     seat.clock.tc.move_ms, seat.clock.bank_left_ms(), seat.handle.version))
         lines, seat.outbox = seat.outbox, []
         await send_lines(bot, lines)
         sent = trio.current_time()
@@ -257,11 +260,12 @@ class MatchRunner:
     def _distribute(self, deal: Deal, seen: int) -> int:
         """Turn the engine's new public events into event lines for each seat's outbox."""
         events = deal.events
+        face_up = deal.trump_card
         for ev in events[seen:]:
             for seat in self.seats:
-                msg = event_message(ev, seat.index, deal.trump_card)
-                if msg is not None:
-                    seat.outbox.append(encode(msg))
+                line = _event_line(ev, seat.index, face_up)
+                if line is not None:
+                    seat.outbox.append(line)
         return len(events)
 
     def _record_deal(self, deal: Deal, forfeit: bool) -> None:
@@ -274,24 +278,49 @@ class MatchRunner:
     async def _send_deal_end(self, result: DealResult) -> None:
         line = encode(m.DealEnd(result.winner, result.game_points, result.reason, result.points,
                                 (self.match.score[0], self.match.score[1])))
-        async with trio.open_nursery() as nursery:
-            for seat in self.seats:
-                seat.outbox.append(line)
-                nursery.start_soon(self._flush, seat)
+        await self._flush_both(line)
 
     async def _send_match_end(self) -> None:
         match = self.match
         line = encode(m.MatchEnd(match.winner, (match.score[0], match.score[1]), self.record.reason))
-        async with trio.open_nursery() as nursery:
-            for seat in self.seats:
-                seat.outbox.append(line)
-                nursery.start_soon(self._flush, seat)
+        await self._flush_both(line)
 
-    async def _flush(self, seat: _Seat) -> None:
-        lines, seat.outbox = seat.outbox, []
-        bot = seat.handle.bot
-        if bot is not None and bot.alive:
-            await bot.send(lines)
+    async def _flush_both(self, line: str) -> None:
+        """Add ``line`` to both outboxes and send them. Both pipes almost always take their lines at once;
+        only what one does not take is sent in a nursery, so one bot that stopped reading does not hold up
+        the other."""
+        rests: list[tuple[BotProcess, bytes]] = []
+        for seat in self.seats:
+            seat.outbox.append(line)
+            lines, seat.outbox = seat.outbox, []
+            bot = seat.handle.bot
+            if bot is not None and bot.alive:
+                rest = bot.send_now(lines)
+                if rest:
+                    rests.append((bot, rest))
+        if rests:
+            async with trio.open_nursery() as nursery:
+                for bot, rest in rests:
+                    nursery.start_soon(bot.send_rest, rest)
+
+
+_EVENT_LINES: dict[tuple[object, int, object], str | None] = {}
+
+
+def _event_line(ev: GameEvent, viewer: int, face_up: Card | None) -> str | None:
+    """``encode(event_message(ev, viewer, face_up))`` (None for no line), remembered: a tournament sends
+    the same few thousand event lines over and over."""
+    key = (ev, viewer, face_up)
+    try:
+        return _EVENT_LINES[key]
+    except KeyError:
+        pass
+    msg = event_message(ev, viewer, face_up)
+    line = None if msg is None else encode(msg)
+    if len(_EVENT_LINES) > 50_000:
+        _EVENT_LINES.clear()
+    _EVENT_LINES[key] = line
+    return line
 
 
 async def play_match(

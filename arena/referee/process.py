@@ -11,6 +11,7 @@ so a bot's forked children that outlive it are re-parented to us and reaped here
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import resource
 import shutil
@@ -172,6 +173,15 @@ class Transcript:
         if len(text) > TRANSCRIPT_LINE_CAP:
             text = text[:TRANSCRIPT_LINE_CAP] + f"... [{len(text)} characters]"
         self.entries.append((round(t * 1000, 3), direction, text))
+
+    def add_lines(self, direction: str, lines: Sequence[str]) -> None:
+        """`add` for several lines written at once: one timestamp for all (the referee's batches)."""
+        ms = round((trio.current_time() - self.start) * 1000, 3)
+        cap = TRANSCRIPT_LINE_CAP
+        self.entries.extend([
+            (ms, direction, text if len(text) <= cap else text[:cap] + f"... [{len(text)} characters]")
+            for text in lines
+        ])
 
 
 class DirectProcess:
@@ -335,11 +345,18 @@ class BotProcess:
     # -- protocol-level I/O
     async def send(self, lines: Sequence[str]) -> bool:
         """Write lines in one write. False if the bot's stdin is gone (it exited or closed it)."""
+        rest = self.send_now(lines)
+        if rest is None:
+            return False
+        return await self.send_rest(rest) if rest else True
+
+    def send_now(self, lines: Sequence[str]) -> bytes | None:
+        """`send` without waiting: what the pipe did not take at once (b"" when it took everything), or
+        None if the bot's stdin is gone. Finish a remainder with `send_rest`."""
         if not lines:
-            return True
+            return b""
         data = ("\n".join(lines) + "\n").encode()
-        for line in lines:
-            self.transcript.add(">", line)
+        self.transcript.add_lines(">", lines)
         stdin = self.proc.stdin
         assert stdin is not None
         try:
@@ -349,13 +366,17 @@ class BotProcess:
         except BlockingIOError:
             written = 0
         except OSError:  # EPIPE: the bot is gone or closed its stdin
-            return False
-        if written == len(data):
-            return True
+            return None
+        return data[written:]
+
+    async def send_rest(self, rest: bytes) -> bool:
+        """The remainder `send_now` left, written as the pipe takes it; False if stdin is gone meanwhile."""
+        stdin = self.proc.stdin
+        assert stdin is not None
         try:
             # A bot that stopped reading can fill the pipe; never wait on it for long.
             with trio.fail_after(5):
-                await stdin.send_all(data[written:])
+                await stdin.send_all(rest)
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             return False
         return True
@@ -398,25 +419,26 @@ class BotProcess:
 
     async def receive(self) -> Incoming:
         """The next line, stream error, or end of stdout (which also ends when the process exits)."""
+        item = await self.receive_until(math.inf)
+        assert item is not None
+        return item
+
+    async def receive_until(self, deadline: float) -> Incoming | None:
+        """`receive`, or None when the trio clock reaches ``deadline`` first (the pipe is read once more
+        then: a reply that is there already counts). One cancel scope per wait, which is also the one
+        the exit watcher cancels, instead of a ``move_on_at`` around `receive`: the referee waits like
+        this once per decision."""
         while True:
             item = self.poll()
             if item is not None:
                 return item
-            if self._eof or self._broken:
-                # stdout closed: the process may or may not be exiting; give it a moment to tell
-                await self.wait_exit(0.2)
-                return Eof(trio.current_time(), self.exited.is_set(), self.returncode)
-            if self.exited.is_set():
-                # exited, but a forked child may hold stdout open: let the pipe drain, then the exit counts
-                with trio.move_on_after(0.2):
-                    await trio.lowlevel.wait_readable(self._stdout_fd)
-                item = self.poll()
-                if item is not None:
-                    return item
-                if not self._eof:
-                    return Eof(trio.current_time(), True, self.returncode)
-                continue
-            with trio.CancelScope() as waiter:
+            if self._eof or self._broken or self.exited.is_set():
+                with trio.move_on_at(deadline):
+                    return await self._ending()
+                return self.poll()
+            if trio.current_time() >= deadline:
+                return None
+            with trio.CancelScope(deadline=deadline) as waiter:
                 self._waiter = waiter
                 try:
                     await trio.lowlevel.wait_readable(self._stdout_fd)
@@ -424,6 +446,22 @@ class BotProcess:
                     self._eof = True
                 finally:
                     self._waiter = None
+
+    async def _ending(self) -> Incoming:
+        """What `receive` returns once stdout is closed or the process has exited."""
+        while True:
+            if self._eof or self._broken:
+                # stdout closed: the process may or may not be exiting; give it a moment to tell
+                await self.wait_exit(0.2)
+                return Eof(trio.current_time(), self.exited.is_set(), self.returncode)
+            # exited, but a forked child may hold stdout open: let the pipe drain, then the exit counts
+            with trio.move_on_after(0.2):
+                await trio.lowlevel.wait_readable(self._stdout_fd)
+            item = self.poll()
+            if item is not None:
+                return item
+            if not self._eof:
+                return Eof(trio.current_time(), True, self.returncode)
 
     def stderr_text(self) -> str:
         text = self.stderr.decode("utf-8", "replace")

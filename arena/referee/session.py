@@ -6,8 +6,9 @@ Violation with its Termination; the match loop (arena.referee.match) decides wha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import trio
 
@@ -17,6 +18,9 @@ from arena.protocol.codec import BotProtocolError, decode_bot_bytes, encode
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess, BotSpec, Broken, Eof, Line, start_bot
 from arena.referee.record import Termination
+
+if TYPE_CHECKING:
+    from arena.referee.channel import ChannelBot
 
 
 class Violation(Exception):
@@ -33,6 +37,9 @@ class Violation(Exception):
 class Player:
     spec: BotSpec
     time: TimeControl
+    # A seat played in-process (arena serve's person): called instead of starting ``spec``'s program, it
+    # returns a ChannelBot (arena.referee.channel), which has the surface of a bot process used here.
+    connect: Callable[[], ChannelBot] | None = field(default=None, compare=False)
 
 
 class BotHandle:
@@ -61,6 +68,10 @@ class BotHandle:
     async def start(self) -> BotProcess:
         """A handshaken process (the current one if it is still usable). Raises Violation."""
         if self.bot is not None:
+            return self.bot
+        if self.player.connect is not None:  # no process: no pid, no program to fingerprint
+            self.bot = cast(BotProcess, self.player.connect())
+            self.hello = await _handshake(self.bot, self.player.time)
             return self.bot
         try:
             bot = await start_bot(self.player.spec, self.nursery, self.kill_grace)
@@ -153,16 +164,12 @@ def shown(item: Line | Eof | Broken) -> str:
 
 async def next_line(bot: BotProcess, deadline: float, waiting_for: str) -> Line:
     """The next line before the deadline, or a Violation naming what went wrong."""
-    with trio.move_on_at(deadline) as scope:
-        item = await bot.receive()
-    if scope.cancelled_caught:
-        # Look at the pipe once more before blaming the bot: if we were late to wake, the reply may be
-        # sitting there already, and that is our lag, not the bot's slowness.
-        late = bot.poll()
-        if late is None:
-            kind = Termination.HANDSHAKE if waiting_for == "handshake" else Termination.TIMEOUT
-            raise Violation(kind, f"no answer to the {waiting_for} in time")
-        item = late
+    # (receive_until looks at the pipe once more before giving up: if we were late to wake, the reply may be
+    # sitting there already, and that is our lag, not the bot's slowness)
+    item = await bot.receive_until(deadline)
+    if item is None:
+        kind = Termination.HANDSHAKE if waiting_for == "handshake" else Termination.TIMEOUT
+        raise Violation(kind, f"no answer to the {waiting_for} in time")
     if not isinstance(item, Line):
         raise _stream_violation(bot, item, waiting_for)
     return item

@@ -6,9 +6,10 @@
 Pages (see docs/REPORTS.md): ``index.html`` (standings, ratings chart, cross table, LOS matrix),
 ``rules.html``, ``matches.html`` (every match, filtered by bot), ``bots/<name>.html``, ``matches/<id>.html``
 (result, replay viewer with each bot's info lines and think time, transcripts) and ``pairs/<id>.html`` (a
-duplicate pair's two games side by side), sharing ``static/report.css`` and ``static/report.js``. One jinja2
-environment with autoescaping on for every template; the SVG charts are built in Python with every text
-escaped, and the replay data is JSON escaped for its ``<script>`` element.
+duplicate pair's two games side by side), sharing ``static/report.css`` and ``static/report.js``. A match's
+replay data and transcripts are not in its page but in ``data/<id>.js`` (compressed), which the match page
+and the pair page load with ``<script src>``. One jinja2 environment with autoescaping on for every
+template; the SVG charts are built in Python with every text escaped.
 """
 
 from __future__ import annotations
@@ -233,8 +234,8 @@ def _worker_main() -> None:
 def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
     """Render the match pages of ``job["items"]`` (each ``[id, partner id, previous id, next id, first
     game id]``, see :func:`arena.report.context.match_plan`), and after the second game of a comparable
-    duplicate pair its pair page, which reuses both games' replays (the first game's is usually the
-    previous item's)."""
+    duplicate pair its pair page (the first game's deals are usually the previous item's). Each match's
+    replay and transcripts go to ``data/<id>.js``, which both pages load."""
     env = environment()
     page = env.get_template("match.html")
     pair_page = env.get_template("pair.html")
@@ -243,8 +244,9 @@ def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
     rules = ctx.rules_of(t.rules)
     linked = set(job["linked"])
     base = job["base"]
-    (out / "matches").mkdir(exist_ok=True)
-    recent: dict[str, tuple[list[StoredDeal], Markup]] = {}  # match id -> deals, replay JSON: the last few
+    for folder in ("matches", "data"):
+        (out / folder).mkdir(exist_ok=True)
+    recent: dict[str, list[StoredDeal]] = {}  # match id -> deals: the last few
     for mid, partner, prev, nxt, *rest in job["items"]:
         m = by_id.get(mid)
         if m is None or not m.done:
@@ -256,21 +258,19 @@ def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
                                     by_id.get(partner) if partner else None,
                                     (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules,
                                     replay_data=replay)
+        _write(out / "data" / f"{context.data_file}.js", ctx.match_data_script(mid, replay, seats))
         html = page.render(**base, root="../", linked=linked, **ctx.template_vars(context))
         _write(out / "matches" / f"{ctx.file_name(mid)}.html", html)
-        if context.replay_json is None:
+        if replay is None:
             continue
         if len(recent) >= 4:
             recent.pop(next(iter(recent)))
-        recent[mid] = (deals, context.replay_json)
+        recent[mid] = deals
         first = by_id.get(rest[0]) if rest and rest[0] else None
         if first is not None and rules is not None:
             if first.match_id not in recent:
-                first_deals = store.deals(first.match_id)
-                recent[first.match_id] = (first_deals, ctx.json_for_script(
-                    ctx.match_replay(rules, first, first_deals, store.seats(first.match_id))))
-            (deals0, json0), (deals1, json1) = recent[first.match_id], recent[mid]
-            pair = ctx.pair_context((first, m), (deals0, deals1), (json0, json1))
+                recent[first.match_id] = store.deals(first.match_id)
+            pair = ctx.pair_context((first, m), (recent[first.match_id], deals))
             (out / "pairs").mkdir(exist_ok=True)
             _write(out / "pairs" / f"{ctx.file_name(pair.pair)}.html",
                    pair_page.render(**base, root="../", linked=linked, **ctx.template_vars(pair)))
@@ -280,8 +280,11 @@ def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
 def _render_lists(store: Store, data: ctx.Data, out: Path, env: jinja2.Environment, base: dict[str, Any],
                   linked: set[str]) -> None:
     name = data.tournament.name
+    listing = ctx.matches_context(data)
+    (out / "data").mkdir(exist_ok=True)
+    _write(out / "data" / "matches.js", ctx.matches_data_script(listing, linked))
     _write(out / "matches.html", env.get_template("matches.html").render(
-        **base, root="", linked=linked, **ctx.template_vars(ctx.matches_context(data))))
+        **base, root="", linked=linked, **ctx.template_vars(listing)))
     (out / "bots").mkdir(exist_ok=True)
     standings = {r.bot: r for r in ctx.standing_rows(data)}
     traj = ctx.trajectory(data)

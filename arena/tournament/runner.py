@@ -3,8 +3,7 @@
 One owner of concurrency (the habit is cutechess's game manager): `run_matches`, N slots that pull match
 specs in schedule order and hand each to an executor (arena.tournament.executors). `arena run`, `arena
 match` and the library all go through it. A match that is running when the run is interrupted is not
-stored; it is still 'running' in the database and goes back to 'pending' on the next run, which replays it
-from its seed.
+stored; it is still 'pending' in the database, and the next run replays it from its seed.
 """
 
 from __future__ import annotations
@@ -127,7 +126,13 @@ async def play_tournament(
             f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
         return on_done(spec, rec) if on_done is not None else None
 
+    dask = None
+    if config.executor.kind == "dask":  # the bots' shipped files are read now, after the builds
+        from arena.tournament.dask_executor import plan_dask
+
+        dask = plan_dask(config, [*run_secrets(config), *secrets])
     async with open_executor(players, config.rules, config.on_violation, config.reuse_bots, config.workers,
-                             config.concurrency) as executor:
-        await run_matches(pending, executor, config.concurrency, lambda spec: store.mark_running(spec.match_id),
-                          finished)
+                             config.concurrency, dask) as executor:
+        # no "running" mark per match: a resume replays every match not 'done' (Store.pending), so that
+        # would be one more commit per match for nothing
+        await run_matches(pending, executor, config.concurrency, None, finished)

@@ -17,10 +17,12 @@ import json
 import os
 import sqlite3
 import statistics
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,132 @@ def is_disk_full(error: BaseException) -> bool:
         code = getattr(error, "sqlite_errorcode", None)
         return (code is not None and code & 0xFF == SQLITE_FULL) or "database or disk is full" in str(error)
     return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+# ------------------------------------------------------------------------------ compressed columns
+# Transcripts, stderr and think times are zlib streams (docs/DATABASE.md, "Compressed columns"). A transcript
+# is compressed with a preset dictionary: the first long enough match's own transcripts (table
+# `dictionaries`), which holds the rules line, the message shapes and the bots' habits, so each later match
+# stores little more than its cards, actions and timings.
+ZLIB_LEVEL = 6  # 9 saves under 1% here and costs twice the time
+DICTIONARY_MIN = 8192  # bytes of transcript a match needs before it becomes the dictionary
+DICTIONARY_MAX = 32768  # zlib's window: a longer dictionary is cut to its end
+
+
+def _pack(data: bytes, zdict: bytes | None = None) -> bytes:
+    if not zdict:
+        return zlib.compress(data, ZLIB_LEVEL)
+    co = zlib.compressobj(ZLIB_LEVEL, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict)
+    return co.compress(data) + co.flush()
+
+
+def _unpack(blob: bytes | str | None, zdict: bytes | None = None) -> str:
+    """A compressed column's text ("" for NULL); text a database holds uncompressed is returned as it is."""
+    if blob is None:
+        return ""
+    if isinstance(blob, str):
+        return blob
+    d = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
+    return (d.decompress(blob) + d.flush()).decode("utf-8", "surrogatepass")
+
+
+def _encode_text(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # any str, lone surrogates too, comes back as it was
+
+
+def _transcript_payload(entries: Sequence[Any]) -> bytes:
+    """A transcript as stored (before compression): JSON ``{"us": [...], "lines": [...]}``, where ``us`` holds
+    each entry's time as the microseconds since the previous entry and ``lines`` each entry's direction
+    followed by its text. Entries it cannot hold exactly are stored as their plain JSON list."""
+    us: list[int] = []
+    lines: list[str] = []
+    prev = 0
+    try:
+        for ms, direction, text in entries:
+            v = round(ms * 1000)
+            if v / 1000 != ms or type(direction) is not str or len(direction) != 1 or type(text) is not str:
+                raise ValueError
+            us.append(v - prev)
+            prev = v
+            lines.append(direction + text)
+    except (TypeError, ValueError):
+        return _encode_text(json.dumps(entries, ensure_ascii=False))
+    return _encode_text(json.dumps({"us": us, "lines": lines}, ensure_ascii=False, separators=(",", ":")))
+
+
+def _payload_of_json(text: str | None) -> bytes:
+    """Migration 002: a stored JSON transcript as its payload; text that is not a JSON list is kept as is."""
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return _encode_text(text or "")
+    return _transcript_payload(value) if isinstance(value, list) else _encode_text(text or "")
+
+
+def _transcript_entries(text: str) -> list[Any] | str:
+    """The transcript a payload holds: ``[ms, direction, text]`` entries, or the stored text if it is not one."""
+    value = _json(text, [])
+    if isinstance(value, dict) and isinstance(value.get("us"), list) and isinstance(value.get("lines"), list):
+        times = accumulate(value["us"])
+        return [[t / 1000, line[:1], line[1:]] for t, line in zip(times, value["lines"], strict=False)]
+    return value if isinstance(value, list | str) else text
+
+
+def _dictionary(payloads: Sequence[bytes]) -> bytes:
+    """A preset dictionary from one match's payloads: of each seat the start of its times and the start of
+    its lines (the rules line, the first deal), which compresses the demo's transcripts some 12% better than
+    the payloads' last 32 KiB."""
+    share = DICTIONARY_MAX // max(1, len(payloads))
+    parts = []
+    for p in payloads:
+        cut = p.find(b'"lines":')
+        head, lines = (p[:cut], p[cut:]) if cut >= 0 else (b"", p)
+        parts.append(head[: share // 8] + lines[: share - min(len(head), share // 8)])
+    return b"".join(parts)[-DICTIONARY_MAX:]
+
+
+class _Codec:
+    """Compression of a database's transcripts, with its dictionaries (cached: a stored one never changes)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.dicts: dict[int, bytes] = {}
+
+    def forget(self) -> None:
+        """After a rolled-back write: a dictionary it inserted is gone (and its id may be reused)."""
+        self.dicts.clear()
+
+    def dictionary(self, dict_id: int | None) -> bytes | None:
+        if dict_id is None:
+            return None
+        if dict_id not in self.dicts:
+            row = self.conn.execute("SELECT data FROM dictionaries WHERE id = ?", [dict_id]).fetchone()
+            if row is None:
+                raise StoreError(f"transcript dictionary {dict_id} is missing from the database")
+            self.dicts[dict_id] = bytes(row[0])
+        return self.dicts[dict_id]
+
+    def transcript_rows(
+        self, match_id: str, seats: Sequence[tuple[int, str | None, bytes, str | None]]
+    ) -> list[tuple[Any, ...]]:
+        """Rows of the transcripts table for one match's seats ``(seat, bot, payload, stderr)``; the first
+        match with enough transcript becomes the database's dictionary."""
+        row = self.conn.execute("SELECT max(id) FROM dictionaries").fetchone()
+        dict_id: int | None = row[0] if row else None
+        if dict_id is None and sum(len(p) for _, _, p, _ in seats) >= DICTIONARY_MIN:
+            data = _dictionary([p for _, _, p, _ in seats])
+            dict_id = self.conn.execute("INSERT INTO dictionaries (data) VALUES (?)", [data]).lastrowid
+            assert dict_id is not None
+            self.dicts[dict_id] = data
+        zdict = self.dictionary(dict_id)
+        return [(match_id, seat, bot, _pack(payload, zdict), _pack(_encode_text(stderr)) if stderr else None,
+                 dict_id) for seat, bot, payload, stderr in seats]
+
+    def read(self, lines: bytes | str | None, stderr: bytes | str | None, dict_id: int | None
+             ) -> tuple[list[Any] | str, str]:
+        """A stored transcript row's entries and stderr."""
+        text = _unpack(lines, self.dictionary(dict_id) if isinstance(lines, bytes) else None)
+        return _transcript_entries(text), _unpack(stderr)
 
 
 def _m001_initial(db: sqlite_utils.Database) -> None:
@@ -118,8 +246,53 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m002_compact(db: sqlite_utils.Database) -> None:
+    """Transcripts, stderr and think times compressed (docs/DATABASE.md, "Compressed columns"): a match
+    shrinks from some 58 kB to a few. Every value converts back exactly; a transcript that would not (an
+    odd row) is kept as its JSON text, compressed."""
+    conn = db.conn
+    if not conn.in_transaction:
+        conn.execute("BEGIN")  # the tables' creation too: a run killed half way leaves the old schema whole
+    conn.execute("CREATE TABLE dictionaries (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+    conn.execute(
+        "CREATE TABLE transcripts_new (match_id TEXT, seat INTEGER, bot TEXT, lines BLOB, stderr BLOB, "
+        "dict INTEGER REFERENCES dictionaries(id), PRIMARY KEY (match_id, seat), "
+        "FOREIGN KEY (match_id) REFERENCES matches(id))"
+    )
+    codec = _Codec(conn)
+    rows = conn.execute(
+        "SELECT t.match_id, t.seat, t.bot, t.lines, t.stderr FROM transcripts t "
+        "LEFT JOIN matches m ON m.id = t.match_id ORDER BY m.ord, t.match_id, t.seat")
+    pending: dict[str, list[tuple[int, str | None, bytes, str | None]]] = {}
+
+    def flush(match_id: str) -> None:
+        seats = pending.pop(match_id)
+        conn.executemany("INSERT INTO transcripts_new VALUES (?, ?, ?, ?, ?, ?)",
+                         codec.transcript_rows(match_id, seats))
+
+    for match_id, seat, bot, lines, stderr in rows:
+        if pending and match_id not in pending:
+            flush(next(iter(pending)))
+        pending.setdefault(match_id, []).append((seat, bot, _payload_of_json(lines), stderr))
+    if pending:
+        flush(next(iter(pending)))
+    conn.execute("DROP TABLE transcripts")
+    conn.execute("ALTER TABLE transcripts_new RENAME TO transcripts")
+    conn.executemany("UPDATE seats SET think_ms = ? WHERE rowid = ?", [
+        (_pack(text.encode()) if isinstance(text, str) else text, rowid)
+        for rowid, text in conn.execute("SELECT rowid, think_ms FROM seats").fetchall()
+    ])
+
+
+def _m003_bot_kind(db: sqlite_utils.Database) -> None:
+    """``bots.kind``: ``bot`` (a program) or ``human`` (a person's seat in `arena serve`)."""
+    db.conn.execute("ALTER TABLE bots ADD COLUMN kind TEXT NOT NULL DEFAULT 'bot'")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
+    ("002_compact", _m002_compact),
+    ("003_bot_kind", _m003_bot_kind),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -140,6 +313,7 @@ class Store:
             # WAL with synchronous=NORMAL: a crash of arena (or SIGKILL) never loses a committed match;
             # only a power cut may lose the last ones, which a resume then plays again.
             conn.execute("PRAGMA synchronous=NORMAL")
+            self.codec = _Codec(conn)
             self._migrate()
         except sqlite3.DatabaseError as e:
             if is_disk_full(e):
@@ -179,11 +353,15 @@ class Store:
             raise StoreError(
                 f"{self.path} was written by a newer arena (migrations {', '.join(sorted(unknown))}); upgrade arena"
             )
+        converted = False
         for name, migrate in MIGRATIONS:
             if name not in done:
                 with self._transaction():
                     migrate(db)
                     db.table("_migrations").insert({"name": name, "applied_at": _now()})
+                converted = converted or (bool(done) and name == "002_compact")
+        if converted:
+            db.conn.execute("VACUUM")  # give the space an older schema took back to the file system
 
     # ----------------------------------------------------------------- tournaments
     def _tournament_row(self, name: str | None = None) -> dict[str, Any]:
@@ -281,55 +459,101 @@ class Store:
             return self.db.table("matches").count_where("tournament = ?", [name])
         return self.db.table("matches").count_where("tournament = ? AND status = ?", [name, status])
 
-    def mark_running(self, match_id: str) -> None:
-        with self._transaction():
-            self.db.table("matches").update(match_id, {"status": "running", "started_at": _now()})
-
     def save(self, rec: MatchRecord) -> None:
-        """Store a finished match, all of it in one transaction."""
-        db = self.db
+        """Store a finished match, all of it in one transaction (one commit; each table's rows in one
+        ``executemany``)."""
+        mid = rec.match_id
         term = next((t for t in rec.terminations if t.kind == rec.reason), None)
+        payloads = [_transcript_payload(rec.transcripts[seat]) for seat in (0, 1)]  # outside the write lock
+        run, many = self.db.conn.execute, self.db.conn.executemany
+        try:
+            with self._transaction():
+                for table in ("deals", "terminations", "seats", "transcripts"):
+                    run(f"DELETE FROM {table} WHERE match_id = ?", [mid])
+                many(
+                    "INSERT INTO deals (match_id, idx, dealer, trump, deck, actions, winner, game_points, reason, "
+                    "points0, points1, tricks0, tricks1, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (mid, i, d["dealer"], d["trump"], d["deck"], " ".join(d["actions"]),  # each 0:play:Th
+                         d["winner"], d["game_points"], d["reason"], *(d["points"] or (None, None)),
+                         *(d["tricks"] or (None, None)), int(bool(d.get("forfeit"))))
+                        for i, d in enumerate(rec.deals)
+                    ],
+                )
+                many(
+                    "INSERT INTO terminations (match_id, kind, seat, bot, detail, line, deal, at_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(mid, str(t.kind), t.seat, t.bot, t.detail, t.line, t.deal, t.at_ms) for t in rec.terminations],
+                )
+                many(
+                    "INSERT INTO seats (match_id, seat, bot, think_ms, think_median_ms, think_max_ms, decisions, "
+                    "hello) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (mid, seat, rec.bots[seat], _pack(json.dumps(think).encode()),
+                         statistics.median(think) if think else None, max(think) if think else None, len(think),
+                         json.dumps(rec.bot_info[seat]))
+                        for seat, think in enumerate(rec.think_ms)
+                    ],
+                )
+                many(
+                    "INSERT INTO transcripts (match_id, seat, bot, lines, stderr, dict) VALUES (?, ?, ?, ?, ?, ?)",
+                    self.codec.transcript_rows(
+                        mid, [(seat, rec.bots[seat], payloads[seat], rec.stderr[seat]) for seat in (0, 1)]),
+                )
+                updated = run(
+                    "UPDATE matches SET status = 'done', winner = ?, winner_seat = ?, score0 = ?, score1 = ?, "
+                    "reason = ?, termination = ?, terminated_bot = ?, deals = ?, substitutions0 = ?, "
+                    "substitutions1 = ?, max_lag_ms = ?, started_at = ?, finished_at = ?, duration_s = ? "
+                    "WHERE id = ?",
+                    [rec.winner_name, rec.winner, rec.score[0], rec.score[1], str(rec.reason),
+                     str(term.kind) if term else None, term.bot if term else None, len(rec.deals),
+                     rec.substitutions[0], rec.substitutions[1], rec.max_lag_ms, rec.started_at, _now(),
+                     rec.duration_s, mid],
+                )
+                if updated.rowcount != 1:
+                    raise StoreError(f"{self.path}: no scheduled match {mid!r} to store")
+        except BaseException:
+            self.codec.forget()
+            raise
+
+    # ----------------------------------------------------------------- arena serve: games added as they start
+    def open_games(self, name: str, rules: dict[str, Any], config_path: str, config_text: str) -> None:
+        """Make this database the record of `arena serve`'s games under tournament ``name`` (format
+        ``serve``): created on first use; games a stopped server left unfinished are dropped (no deal of
+        theirs was stored). StoreError if it holds another tournament or other rules."""
+        db = self.db
+        rows = list(db.table("tournaments").rows)
+        if rows and (rows[0]["name"] != name or json.loads(rows[0]["rules"] or "{}") != rules):
+            what = "games played with other rules" if rows[0]["name"] == name else f"tournament {rows[0]['name']!r}"
+            raise StoreError(f"{self.path} holds {what}, not the games of {name!r} with these rules; use another --db")
         with self._transaction():
-            for table in ("deals", "terminations", "seats", "transcripts"):
-                db.execute(f"DELETE FROM {table} WHERE match_id = ?", [rec.match_id])
-            db.table("deals").insert_all(
-                {
-                    "match_id": rec.match_id, "idx": i, "dealer": d["dealer"], "trump": d["trump"],
-                    "deck": d["deck"], "actions": " ".join(d["actions"]),  # each 0:play:Th
-                    "winner": d["winner"], "game_points": d["game_points"], "reason": d["reason"],
-                    "points0": (d["points"] or [None, None])[0], "points1": (d["points"] or [None, None])[1],
-                    "tricks0": (d["tricks"] or [None, None])[0], "tricks1": (d["tricks"] or [None, None])[1],
-                    "forfeit": int(bool(d.get("forfeit"))),
-                }
-                for i, d in enumerate(rec.deals)
-            )
-            db.table("terminations").insert_all(
-                {
-                    "match_id": rec.match_id, "kind": t.kind, "seat": t.seat, "bot": t.bot, "detail": t.detail,
-                    "line": t.line, "deal": t.deal, "at_ms": t.at_ms,
-                }
-                for t in rec.terminations
-            )
-            for seat in (0, 1):
-                think = rec.think_ms[seat]
-                db.table("seats").insert({
-                    "match_id": rec.match_id, "seat": seat, "bot": rec.bots[seat], "think_ms": json.dumps(think),
-                    "think_median_ms": statistics.median(think) if think else None,
-                    "think_max_ms": max(think) if think else None, "decisions": len(think),
-                    "hello": json.dumps(rec.bot_info[seat]),
-                })
-                db.table("transcripts").insert({
-                    "match_id": rec.match_id, "seat": seat, "bot": rec.bots[seat],
-                    "lines": json.dumps(rec.transcripts[seat]), "stderr": rec.stderr[seat],
-                })
-            db.table("matches").update(rec.match_id, {
-                "status": "done", "winner": rec.winner_name, "winner_seat": rec.winner,
-                "score0": rec.score[0], "score1": rec.score[1], "reason": rec.reason,
-                "termination": term.kind if term else None, "terminated_bot": term.bot if term else None,
-                "deals": len(rec.deals), "substitutions0": rec.substitutions[0],
-                "substitutions1": rec.substitutions[1], "max_lag_ms": rec.max_lag_ms,
-                "started_at": rec.started_at, "finished_at": _now(), "duration_s": rec.duration_s,
-            })
+            db.table("tournaments").upsert({
+                "name": name, "config_path": config_path, "config_text": config_text, "config_hash": "",
+                "variant": rules.get("name", ""), "rules": json.dumps(rules), "seed": 0, "format": "serve",
+                "total_matches": 0, "created_at": rows[0]["created_at"] if rows else _now(), "updated_at": _now(),
+                "status": "running"}, pk="name")
+            db.execute("DELETE FROM matches WHERE tournament = ? AND status != 'done'", [name])
+            db.execute("UPDATE tournaments SET total_matches = (SELECT count(*) FROM matches WHERE tournament = ?) "
+                       "WHERE name = ?", [name, name])
+
+    def add_game(self, name: str, spec: MatchSpec, bots: Iterable[tuple[BotProvenance, str]]) -> None:
+        """A game that starts now: its bots (each with its kind, ``bot`` or ``human``) and its match row,
+        'running' until `save` stores it."""
+        with self._transaction():
+            for bot, kind in bots:
+                self.db.table("bots").upsert({
+                    "tournament": name, "name": bot.name, "command": bot.command, "argv": json.dumps(list(bot.argv)),
+                    "hash": bot.hash, "build_output": bot.build_output or "", "kind": kind,
+                }, pk=("tournament", "name"))
+            self.db.table("matches").insert({"tournament": name, "status": "running", "started_at": _now(),
+                                             **_spec_row(spec)}, pk="id")
+            self.db.execute("UPDATE tournaments SET total_matches = total_matches + 1, updated_at = ? WHERE name = ?",
+                            [_now(), name])
+
+    def next_order(self, name: str) -> int:
+        """The schedule position of a game added now."""
+        row = self.db.execute("SELECT max(ord) FROM matches WHERE tournament = ?", [name]).fetchone()
+        return 0 if row[0] is None else row[0] + 1
 
     def outcomes(self, name: str) -> list[tuple[str | None, tuple[str, str]]]:
         """Each finished match's winner (None for none) and its two bots by seat, in schedule order."""
@@ -405,9 +629,10 @@ class Store:
     def seats(self, match_id: str) -> list[StoredSeat]:
         """A match's seats (with their transcripts), by seat; a seat with neither row is left out."""
         seats = {r["seat"]: r for r in self.db.query("SELECT * FROM seats WHERE match_id = ?", [match_id])}
-        transcripts = {r["seat"]: r for r in self.db.query("SELECT * FROM transcripts WHERE match_id = ?",
-                                                            [match_id])}
-        return [_stored_seat(s, seats.get(s, {}), transcripts.get(s, {}))
+        transcripts = {seat: (bot, *self.codec.read(lines, stderr, dict_id))
+                       for seat, bot, lines, stderr, dict_id in self.db.conn.execute(
+                           "SELECT seat, bot, lines, stderr, dict FROM transcripts WHERE match_id = ?", [match_id])}
+        return [_stored_seat(s, seats.get(s, {}), transcripts.get(s, (None, [], "")))
                 for s in sorted(set(seats) | set(transcripts))]
 
     def hellos(self, tournament: str) -> dict[str, dict[str, Any]]:
@@ -467,6 +692,7 @@ class StoredBot:
     argv: tuple[str, ...] | str  # the command as started; the stored text itself when it is not a JSON list
     hash: str | None  # fingerprint of what the command runs
     build_output: str | None
+    kind: str = "bot"  # "bot", or "human": a person's seat in `arena serve`
 
 
 @dataclass(frozen=True)
@@ -591,6 +817,7 @@ def _stored_tournament(r: Mapping[str, Any]) -> StoredTournament:
 def _stored_bot(r: Mapping[str, Any]) -> StoredBot:
     argv = _json(r["argv"], [])
     return StoredBot(name=r["name"], command=r["command"], hash=r["hash"], build_output=r["build_output"],
+                     kind=r.get("kind") or "bot",
                      argv=tuple(str(a) for a in argv) if isinstance(argv, list) else str(argv))
 
 
@@ -609,19 +836,22 @@ def _stored_termination(r: Mapping[str, Any]) -> StoredTermination:
                              detail=r["detail"], line=r["line"], deal=r["deal"], at_ms=r["at_ms"])
 
 
-def _stored_seat(seat: int, s: Mapping[str, Any], t: Mapping[str, Any]) -> StoredSeat:
+def _stored_seat(seat: int, s: Mapping[str, Any], t: tuple[str | None, list[Any] | str, str]) -> StoredSeat:
     hello = _json(s.get("hello"), {})
-    lines = _json(t.get("lines"), [])
+    bot, lines, stderr = t
     return StoredSeat(
-        seat=seat, bot=s.get("bot") or t.get("bot"), decisions=s.get("decisions"),
+        seat=seat, bot=s.get("bot") or bot, decisions=s.get("decisions"),
         think_median_ms=s.get("think_median_ms"), think_max_ms=s.get("think_max_ms"),
-        hello=hello if isinstance(hello, dict) else {},
-        transcript=lines if isinstance(lines, list | str) else str(t.get("lines")), stderr=t.get("stderr") or "",
+        hello=hello if isinstance(hello, dict) else {}, transcript=lines, stderr=stderr,
         think_ms=tuple(_think_ms(s.get("think_ms"))),
     )
 
 
-def _think_ms(text: str | None) -> list[float]:
+def _think_ms(stored: bytes | str | None) -> list[float]:
+    try:
+        text = _unpack(stored)
+    except (zlib.error, UnicodeDecodeError):
+        return []
     values = _json(text, [])
     if not isinstance(values, list):
         return []

@@ -1,6 +1,30 @@
 /* arena report: sortable tables, the matches filter, the replay viewer and the side-by-side pair viewer.
-   Vanilla JS, no network (the data is in the page's <script type="application/json"> elements, so it works
-   from file://), and everything a bot wrote goes in through textContent only. */
+   Vanilla JS, no network. A match's replay and transcripts come from its data file, data/<id>.js, loaded by
+   a <script src> element (which works from file://, where fetch is blocked): it calls arenaData(id, base64)
+   with its JSON zlib-compressed, which the browser's DecompressionStream inflates. Everything a bot wrote
+   goes in through textContent only. */
+var arenaData = (function () {
+  "use strict";
+  var loaded = {};
+  function arenaData(id, b64) { loaded[id] = b64; }
+  arenaData.get = function (id) {
+    if (!Object.prototype.hasOwnProperty.call(loaded, id)) {
+      return Promise.reject(new Error("its data file (data/….js) is missing"));
+    }
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot inflate the data (no DecompressionStream)"));
+    }
+    var bin = atob(loaded[id]), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  };
+  return arenaData;
+})();
+
+/* data/matches.js: the rows of the matches list */
+function arenaMatches(rows) { arenaMatches.rows = rows; }
+
 (function () {
   "use strict";
 
@@ -115,6 +139,51 @@
       }
     });
     return out;
+  }
+
+  /* ---------------------------------------------------------------- one board */
+  /* A replay board into `slot`: the step's words, both seats (hands, figures, what the bot said and how
+     long it thought), the talon, the trump and the trick; drawStep fills the elements whose ids start
+     with `p`. Built here rather than written into every page: the pages stay small. */
+  function h(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") e.textContent = attrs[k];
+      else e.setAttribute(k === "cls" ? "class" : k, attrs[k]);
+    });
+    (kids || []).forEach(function (k) { e.appendChild(typeof k === "string" ? document.createTextNode(k) : k); });
+    return e;
+  }
+
+  function buildBoard(slot, p, bots) {
+    function seat(s) {
+      function stat(name, id, first) {
+        return h("span", {}, [name + " ", h("strong", { id: p + id + s, text: first })]);
+      }
+      return h("div", { cls: "seat", id: p + "seat" + s, "data-seat": String(s) }, [
+        h("div", { cls: "seat-head" }, [h("span", { cls: "seat-name", text: bots[s] }), " ",
+          h("span", { cls: "muted", text: "seat " + s }), " ", h("span", { cls: "to-move-badge", text: "to move" })]),
+        h("div", { cls: "hand", id: p + "hand" + s, "aria-label": bots[s] + "'s hand" }),
+        h("div", { cls: "seat-stats" }, [stat("points", "points", "0"), " ", stat("tricks", "tricks", "0"), " ",
+          stat("marriages", "marriages", "\u2013"), " ", stat("match", "score", "0")]),
+        h("div", { cls: "say", id: p + "say" + s,
+          "aria-label": "what " + bots[s] + " said and how long it thought at this step" })
+      ]);
+    }
+    function pile(name, id, cls) {
+      return h("div", { cls: "pile" + (cls ? " " + cls : "") }, [h("div", { cls: "muted small", text: name }),
+        h("div", { id: p + id, cls: id === "table" ? "trick" : id === "talon" ? "talon" : "" })]);
+    }
+    var talon = pile("talon", "talon");
+    talon.appendChild(h("div", { id: p + "closed", cls: "small" }));
+    fill(slot, [
+      h("p", { id: p + "label", cls: "step-label", "aria-live": "polite" }),
+      h("div", { cls: "board" }, [seat(1), h("div", { cls: "middle" }, [talon, pile("trump", "trump"),
+        pile("on the table", "table", "trick-pile")]), seat(0)]),
+      h("p", { cls: "dealt small" }, [h("span", { cls: "muted", text: "As dealt:" }), " ", h("span", { id: p + "dealt0" }),
+        " ", h("span", { cls: "muted", text: "(" + bots[0] + ")" }), " \u00b7 ", h("span", { id: p + "dealt1" }), " ",
+        h("span", { cls: "muted", text: "(" + bots[1] + ")" })])
+    ]);
   }
 
   /* ---------------------------------------------------------------- one board at one step */
@@ -341,29 +410,90 @@
   }
 
   /* ---------------------------------------------------------------- the matches list, filtered by bot */
-  /* State in the hash (matches.html#bot=greedy&result=lost), so a bot page can link to its matches. */
-  function MatchFilter(table) {
-    var bot = document.getElementById("f-bot"), result = document.getElementById("f-result");
-    var count = document.getElementById("f-count"), none = document.getElementById("f-none");
-    var rows = table.tBodies[0].rows;
+  /* The rows come from data/matches.js (arenaMatches); a page of them is in the table at a time. State in
+     the hash (matches.html#bot=greedy&result=lost), so a bot page can link to its matches. */
+  var COLUMN = [0, 1, 3, 4, 5, 6, 7, 8];  /* each column's field in a row of data/matches.js */
+
+  function matchRow(r) {
+    var tr = document.createElement("tr");
+    tr.setAttribute("data-seat0", r[3]);
+    tr.setAttribute("data-seat1", r[4]);
+    tr.setAttribute("data-winner", r[6]);
+    tr.setAttribute("data-forfeit", r[9]);
+    tr.setAttribute("data-done", String(r[10]));
+    var id = el("td", "id");
+    if (r[2]) {
+      var a = el("a", "", r[1]);
+      a.setAttribute("href", "matches/" + r[2] + ".html");
+      id.appendChild(a);
+    } else {
+      id.textContent = r[1];
+    }
+    [el("td", "num", String(r[0])), id, el("td", "", r[3]), el("td", "", r[4]), el("td", "num", r[5]),
+      el("td", "", r[6] || "\u2013"), el("td", "num", String(r[7])), el("td", "", r[8])].forEach(function (c) {
+      tr.appendChild(c);
+    });
+    return tr;
+  }
+
+  function MatchFilter(table, all) {
+    function $(id) { return document.getElementById(id); }
+    var bot = $("f-bot"), result = $("f-result"), count = $("f-count"), none = $("f-none");
+    var pages = $("f-pages"), pageOut = $("f-page"), prev = $("f-prev"), next = $("f-next");
+    var perPage = parseInt(table.getAttribute("data-page-rows") || "200", 10);
+    var head = table.tHead.rows[0], body = table.tBodies[0];
+    var shown = all, page = 0, sortCol = 0, sortDir = 1;
+    all.forEach(function (r, i) { r.order = i; });
+
+    function key(r, col) {
+      var v = r[COLUMN[col]];
+      if (head.cells[col].getAttribute("data-type") !== "num") return String(v).toLowerCase();
+      return v === "" ? null : Number(v);
+    }
+
+    function sort() {
+      shown.sort(function (a, b) {
+        var ka = key(a, sortCol), kb = key(b, sortCol);
+        if (ka === null && kb !== null) return 1;   /* empty values last, either direction */
+        if (kb === null && ka !== null) return -1;
+        if (ka !== null && kb !== null && ka !== kb) return (ka < kb ? -1 : 1) * sortDir;
+        return a.order - b.order;
+      });
+    }
+
+    function render() {
+      var n = shown.length, last = Math.max(0, Math.ceil(n / perPage) - 1);
+      page = clamp(page, 0, last);
+      var from = page * perPage, to = Math.min(n, from + perPage);
+      var frag = document.createDocumentFragment();
+      for (var i = from; i < to; i++) frag.appendChild(matchRow(shown[i]));
+      while (body.firstChild) body.removeChild(body.firstChild);
+      body.appendChild(frag);
+      pages.hidden = n <= perPage;
+      pageOut.textContent = n ? "rows " + (from + 1) + "\u2013" + to + " of " + n : "";
+      prev.disabled = page === 0;
+      next.disabled = page >= last;
+    }
 
     function apply(fromLink) {
-      var b = bot.value, r = result.value, shown = 0;
+      var b = bot.value, r = result.value;
       Array.prototype.forEach.call(result.options, function (o) {
         if (o.value === "won" || o.value === "lost") o.disabled = !b;  /* won or lost: by which bot? */
       });
       if (!b && (r === "won" || r === "lost")) { r = ""; result.value = ""; }
-      Array.prototype.forEach.call(rows, function (row) {
-        var winner = row.getAttribute("data-winner"), forfeit = row.getAttribute("data-forfeit");
-        var ok = !b || row.getAttribute("data-seat0") === b || row.getAttribute("data-seat1") === b;
+      shown = all.filter(function (row) {
+        var winner = row[6], forfeit = row[9];
+        var ok = !b || row[3] === b || row[4] === b;
         if (ok && r === "won") ok = winner === b;
         else if (ok && r === "lost") ok = winner !== "" && winner !== b;
         else if (ok && r === "forfeit") ok = b ? forfeit === b : forfeit !== "";
-        row.hidden = !ok;
-        if (ok) shown += 1;
+        return ok;
       });
-      count.textContent = shown + " of " + rows.length + " matches";
-      none.hidden = shown > 0;
+      sort();
+      page = 0;
+      render();
+      count.textContent = shown.length + " of " + all.length + " matches";
+      none.hidden = shown.length > 0;
       if (!fromLink) {
         var parts = [];
         if (b) parts.push("bot=" + encodeURIComponent(b));
@@ -385,6 +515,27 @@
       apply(true);
     }
 
+    Array.prototype.forEach.call(head.cells, function (th, col) {
+      var button = th.querySelector("button");
+      if (!button) return;
+      button.addEventListener("click", function () {
+        var numeric = th.getAttribute("data-type") === "num";
+        var first = th.getAttribute("data-first") || (numeric ? "desc" : "asc");
+        var current = th.getAttribute("aria-sort"), dir;
+        if (current === "ascending") dir = "descending";
+        else if (current === "descending") dir = "ascending";
+        else dir = first === "asc" ? "ascending" : "descending";
+        Array.prototype.forEach.call(head.cells, function (other) { other.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", dir);
+        sortCol = col;
+        sortDir = dir === "ascending" ? 1 : -1;
+        sort();
+        page = 0;
+        render();
+      });
+    });
+    prev.addEventListener("click", function () { page -= 1; render(); });
+    next.addEventListener("click", function () { page += 1; render(); });
     bot.addEventListener("change", function () { apply(); });
     result.addEventListener("change", function () { apply(); });
     window.addEventListener("hashchange", function () {
@@ -398,19 +549,66 @@
     return e ? JSON.parse(e.textContent) : null;
   }
 
+  /* The lines as `ms direction text`, the ms right-aligned in 10 columns with one decimal. */
+  function transcriptText(s) {
+    if (typeof s.text === "string") return s.text;
+    var t = 0, out = new Array(s.lines.length);
+    for (var i = 0; i < s.lines.length; i++) {
+      t += s.t[i];
+      var ms = (t / 10).toFixed(1);
+      out[i] = (ms.length < 10 ? "          ".slice(ms.length) + ms : ms) + " " + s.lines[i];
+    }
+    return out.join("\n");
+  }
+
+  function showTranscripts(data) {
+    (data.seats || []).forEach(function (s) {
+      var log = document.getElementById("log" + s.seat), err = document.getElementById("stderr" + s.seat);
+      if (log) log.textContent = transcriptText(s);
+      if (err) err.textContent = s.stderr;
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    var loading = [];  /* when every data file is shown (or failed to), <body data-ready="1"> */
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     var matches = document.getElementById("matches");
-    if (matches && document.getElementById("f-bot")) MatchFilter(matches);
-    var root = document.getElementById("replay");
-    if (root && document.getElementById("replay-data")) {
-      try { Replay(root, json("replay-data")); }
-      catch (err) { document.getElementById("r-label").textContent = "The replay cannot be shown: " + err; }
+    if (matches && document.getElementById("f-bot")) {
+      if (arenaMatches.rows) MatchFilter(matches, arenaMatches.rows);
+      else document.getElementById("f-count").textContent = "The list cannot be shown: data/matches.js is missing.";
+    }
+    var root = document.getElementById("replay"), logs = document.getElementById("transcripts");
+    var match = (root || logs) && (root || logs).getAttribute("data-match");
+    if (match !== null && match !== undefined) {
+      loading.push(arenaData.get(match).then(function (data) {
+        showTranscripts(data);
+        if (root && data.replay) {
+          buildBoard(document.getElementById("r-board"), "r-", data.replay.bots);
+          Replay(root, data.replay);
+        }
+      }).catch(function (err) {
+        var slot = document.getElementById("r-board");
+        if (slot) slot.textContent = "The replay cannot be shown: " + err.message;
+        [0, 1].forEach(function (s) {
+          var log = document.getElementById("log" + s);
+          if (log) log.textContent = "The transcript cannot be shown: " + err.message;
+        });
+      }));
     }
     var pairRoot = document.getElementById("pair");
     if (pairRoot && document.getElementById("pair-data")) {
-      try { PairReplay(pairRoot, [json("pair-a"), json("pair-b")], json("pair-data")); }
-      catch (err) { document.getElementById("p-status").textContent = "The games cannot be shown: " + err; }
+      var ids = ["a-game", "b-game"].map(function (id) {
+        return document.getElementById(id).getAttribute("data-match");
+      });
+      loading.push(Promise.all(ids.map(function (id) { return arenaData.get(id); })).then(function (games) {
+        ["a", "b"].forEach(function (p, g) {
+          buildBoard(document.getElementById(p + "-board"), p + "-", games[g].replay.bots);
+        });
+        PairReplay(pairRoot, [games[0].replay, games[1].replay], json("pair-data"));
+      }).catch(function (err) {
+        document.getElementById("p-status").textContent = "The games cannot be shown: " + err.message;
+      }));
     }
+    Promise.all(loading).then(function () { document.body.setAttribute("data-ready", "1"); });
   });
 })();
