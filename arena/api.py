@@ -72,11 +72,15 @@ def run_tournament(
     report: bool = True,
     on_progress: Callable[[Progress, MatchRecord | None], None] | None = None,
     log: Log = _quiet,
+    executor: str | None = None,
+    workers: int | None = None,
 ) -> TournamentOutcome:
     """Run (or resume) a tournament: a YAML file's path, or a config loaded with `load_config`.
 
     ``fresh`` deletes the tournament's database first; ``force`` continues one whose config changed.
     ``on_progress`` is called once before the first match (with None) and after each stored match.
+    ``executor`` (``local``, ``dask:local``, ``dask:tcp://HOST:PORT``) and ``workers`` override the config's
+    (docs/DISTRIBUTED.md); neither changes a result.
     """
     from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
     from arena.tournament.build import bot_provenance, run_builds
@@ -87,6 +91,11 @@ def run_tournament(
         config = load_config(config)
     if concurrency is not None:
         config = dataclasses.replace(config, concurrency=concurrency)
+    config = _with_executor(config, executor, workers)
+    if config.executor.kind == "dask":  # before the builds: one line saying what to install
+        from arena.tournament.dask_executor import require_distributed
+
+        require_distributed("--executor" if executor is not None else f"{config.where('executor')}: executor")
     # Decided once, before anything runs: bubblewrap when it works, an error if asked for and missing.
     config = dataclasses.replace(config, sandbox=resolve_sandbox(sandbox or config.sandbox))
     if config.sandbox == "bwrap":
@@ -120,6 +129,31 @@ def run_tournament(
             assert config.seed is not None
             return TournamentOutcome(config.name, Path(config.database), writer.index if writer else None,
                                      config.seed, store.count(config.name), left, interrupted)
+
+
+def _with_executor(config: TournamentConfig, executor: str | None, workers: int | None) -> TournamentConfig:
+    """The config with ``--executor`` and ``--workers`` applied: ``workers`` sizes the local executor or a
+    dask:local cluster; a scheduler's workers are its own."""
+    from arena.tournament.config import MAX_WORKERS, ExecutorConfig, cpu_count, parse_executor
+
+    if executor is not None:
+        try:
+            chosen = parse_executor(executor)
+        except ValueError as e:
+            raise ConfigError(f"--executor: {e}") from None
+        if chosen.kind == "dask" and chosen.address is None:
+            chosen = ExecutorConfig("dask", None, workers or min(cpu_count(), MAX_WORKERS))
+        config = dataclasses.replace(config, executor=chosen)
+    if workers is not None:
+        if config.executor.kind == "local":
+            config = dataclasses.replace(config, workers=workers)
+        elif config.executor.address is None:
+            config = dataclasses.replace(config, executor=dataclasses.replace(config.executor, workers=workers))
+        else:
+            raise ConfigError(f"--workers: the Dask scheduler at {config.executor.address} plays on its own workers "
+                              "(start more with dask worker); expected no --workers, or --executor local or "
+                              "dask:local")
+    return config
 
 
 @contextmanager
@@ -185,7 +219,8 @@ def _play(
     for winner, bots in store.outcomes(config.name):
         progress.add(winner, bots)
     progress.done = progress.done_before
-    log(f"{config.name}: {total} matches, {len(pending)} to play, concurrency {config.concurrency}, "
+    where = "" if config.executor.kind == "local" else f", executor {config.executor}"
+    log(f"{config.name}: {total} matches, {len(pending)} to play, concurrency {config.concurrency}{where}, "
         f"database {config.database}")
     if on_progress is not None:
         on_progress(progress, None)
@@ -207,7 +242,8 @@ async def _until_interrupted(fn: Callable[..., Any], *args: Any) -> bool:
     every finished match is already in the database. SIGHUP counts too: a closed terminal or ssh session
     then keeps every finished match, like Ctrl-C, instead of killing the run outright.
     A full disk (`DiskFull`, from saving a match or writing the report) stops every match and is raised
-    as itself, not inside trio's exception group, so the user sees its one line.
+    as itself, not inside trio's exception group, so the user sees its one line; so is any other ArenaError
+    that stops a run (a Dask scheduler that went away).
     """
     import signal
 
@@ -230,7 +266,7 @@ async def _until_interrupted(fn: Callable[..., Any], *args: Any) -> bool:
                 await fn(*args)
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
-        full = _find(group, DiskFull)
+        full = _find(group, DiskFull) or _find(group, ArenaError)
         if full is None:
             raise
         raise full from None

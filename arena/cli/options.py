@@ -35,6 +35,7 @@ def int_option(option: str) -> Callable[[str], int]:
             "--matches": (1, c.MAX_MATCHES, ""),
             "--seed": (0, c.SEED_LIMIT - 1, f"{c.SEED_LIMIT - 1} (2**63 - 1)"),
             "--concurrency": (1, c.MAX_CONCURRENCY, ""),
+            "--workers": (1, c.MAX_WORKERS, ""),
         }[option]
         expected = f"an integer from {lo} to {shown_hi or hi}"
         t = text.strip()

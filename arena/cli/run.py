@@ -33,7 +33,24 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     p.add_argument("--sandbox", choices=SANDBOX_KINDS, default=None,
                    help="override the config's sandbox: bwrap (bubblewrap) or none")
+    p.add_argument("--executor", type=executor_option, default=None, metavar="local|dask:local|dask:tcp://HOST:PORT",
+                   help="override the config's executor: this machine, a Dask LocalCluster, or a running Dask "
+                   "scheduler (docs/DISTRIBUTED.md)")
+    p.add_argument("--workers", type=int_option("--workers"), default=None,
+                   help="referee processes (1 to 64) of the local executor, or of a dask:local cluster")
     commands["run"] = cmd_run
+
+
+def executor_option(text: str) -> str:
+    """An argparse ``type=``: the --executor text, checked here (one line naming the option) and parsed again
+    by the library."""
+    from arena.tournament.config import parse_executor
+
+    try:
+        parse_executor(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text.strip()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -43,7 +60,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with ProgressDisplay() as display:
         outcome = run_tournament(args.config, fresh=args.fresh, force=args.force, concurrency=args.concurrency,
                                  sandbox=args.sandbox, report=not args.no_report, on_progress=display.update,
-                                 log=log_to_stderr)
+                                 log=log_to_stderr, executor=args.executor, workers=args.workers)
     store = Store.open_existing(outcome.database)
     try:
         print(standings_text(store, outcome.name))

@@ -47,6 +47,7 @@ from arena.units import (
 __all__ = [
     "BotConfig",
     "ConfigFileError",
+    "ExecutorConfig",
     "Limits",
     "Problem",
     "TimeControl",
@@ -54,6 +55,7 @@ __all__ = [
     "check_bot_command",
     "load_config",
     "parse_config",
+    "parse_executor",
 ]
 
 Format = Literal["round-robin", "gauntlet"]
@@ -109,6 +111,62 @@ class BotConfig:
     cwd: Path | None = None
     build: str | None = None
     time: TimeControl = TimeControl()
+    # `ship:` (the Dask executor only): True sends the bot's folder to every worker, a tuple sends those
+    # files and folders (absolute); False: the workers find the bot at its own paths (a shared filesystem)
+    ship: bool | tuple[Path, ...] = False
+
+
+ExecutorKind = Literal["local", "dask"]
+DASK_SCHEMES = ("tcp", "tls", "ws", "wss")
+_DASK_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>[0-9]+))?")
+EXECUTOR_EXPECTED = "local, {dask: tcp://HOST:PORT} (a running Dask scheduler) or {dask: local, workers: N}"
+
+
+@dataclass(frozen=True)
+class ExecutorConfig:
+    """Where the matches are played (`executor:`). ``local``: on this machine (`workers` referee processes).
+    ``dask``: as tasks of the Dask scheduler at ``address``, or, with ``address`` None, of a LocalCluster of
+    ``workers`` processes that `arena run` starts on 127.0.0.1. Not in the hash: it never changes a result."""
+
+    kind: ExecutorKind = "local"
+    address: str | None = None
+    workers: int | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "local":
+            return "local"
+        if self.address is not None:
+            return f"dask:{self.address}"
+        return "dask:local" if self.workers is None else f"dask:local ({self.workers} workers)"
+
+
+def dask_address_problem(text: str) -> str | None:
+    """Why ``text`` is not a Dask scheduler address (``tcp://HOST:PORT``, ``HOST:PORT``), or None."""
+    m = _DASK_ADDRESS.fullmatch(text)
+    if m is None:
+        return f"{short_repr(text)} is not a scheduler address"
+    if m["scheme"] is not None and m["scheme"] not in DASK_SCHEMES:
+        return f"{short_repr(text)}: the scheme {m['scheme']}:// is not one Dask's scheduler listens on here"
+    if m["port"] is not None and not 0 < int(m["port"][:6]) < 65536:
+        return f"{short_repr(text)}: the port {m['port']} is not between 1 and 65535"
+    return None
+
+
+def parse_executor(text: str) -> ExecutorConfig:
+    """``arena run --executor``: local, dask:local or dask:tcp://HOST:PORT; ValueError says what is wrong."""
+    t = text.strip()
+    if t == "local":
+        return ExecutorConfig()
+    if t == "dask:local":
+        return ExecutorConfig("dask", None, None)
+    if t.startswith("dask:"):
+        address = t[len("dask:"):]
+        problem = dask_address_problem(address)
+        if problem is None:
+            return ExecutorConfig("dask", address if "://" in address else f"tcp://{address}")
+        raise ValueError(f"{problem}; expected local, dask:local or dask:tcp://HOST:PORT")
+    hint = " (did you mean dask:local?)" if t == "dask" else ""
+    raise ValueError(f"{short_repr(text)} is not an executor{hint}; expected local, dask:local or dask:tcp://HOST:PORT")
 
 
 @dataclass(frozen=True)
@@ -139,6 +197,7 @@ class TournamentConfig:
     # `sandbox:` as written: bwrap | none; None (no key) = bubblewrap when it is available. Not in the hash: it
     # changes how bots are confined, not what they play.
     sandbox: SandboxKind | None = None
+    executor: ExecutorConfig = ExecutorConfig()  # where matches are played; not in the hash
     # key path ("bots[1].build") -> line in `source`, for messages about the file after loading.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
@@ -161,8 +220,8 @@ class TournamentConfig:
     def settings(self) -> dict[str, Any]:
         """The settings that determine results, as plain JSON data; ``hash`` is computed from this.
 
-        Not included, so changing them keeps the same tournament: concurrency, workers, output paths,
-        limits, sandbox, reuse_bots, cwd and build commands.
+        Not included, so changing them keeps the same tournament: concurrency, workers, executor, output
+        paths, limits, sandbox, reuse_bots, cwd, build commands and ship.
         """
         return _result_settings(
             self.rules, self.format, self.challenger, self.rounds, self.duplicate, self.seed, self.time,
@@ -290,11 +349,11 @@ _CWD_EXPECTED = "an existing directory (relative paths start at the config's dir
 
 TOP_KEYS = (
     "name", "variant", "format", "challenger", "rounds", "duplicate", "seed", "concurrency", "workers",
-    "time", "on_violation", "limits", "reuse_bots", "sandbox", "bots", "output",
+    "time", "on_violation", "limits", "reuse_bots", "sandbox", "executor", "bots", "output",
 )
 TIME_KEYS = ("move", "bank", "handshake", "grace")
 LIMIT_KEYS = ("memory", "cpu", "processes", "file_size")
-BOT_KEYS = ("name", "command", "cwd", "build", "time")
+BOT_KEYS = ("name", "command", "cwd", "build", "time", "ship")
 OUTPUT_KEYS = ("database", "report")
 
 _INVALID: Any = object()  # a value that was reported as a problem
@@ -520,6 +579,7 @@ class _Parser:
         # strict: `sandbox: null` is refused rather than read as "the default", which it could be mistaken
         # for `none` (no sandbox)
         sandbox = optional("sandbox", None, lambda i: self.choice(i, SANDBOX_KINDS))
+        executor = optional("executor", ExecutorConfig(), self.executor)
         output = optional("output", {}, self.output)
 
         bots_item = get("bots")
@@ -553,7 +613,8 @@ class _Parser:
             on_violation=ViolationPolicy(on_violation),
             limits=limits, reuse_bots=reuse_bots, bots=bots_t,
             database=self.cwd / database, report_dir=self.cwd / report_dir,
-            source=self.source, text=self.text, hash=digest, sandbox=sandbox, lines=dict(self.lines),
+            source=self.source, text=self.text, hash=digest, sandbox=sandbox, executor=executor,
+            lines=dict(self.lines),
         )
 
     def check_matches(self, fmt: Any, rounds: Any, n_bots: int, item: Item) -> None:
@@ -660,6 +721,61 @@ class _Parser:
             return _INVALID
         return dataclasses.replace(Limits(), **changes)
 
+    def executor(self, item: Item) -> Any:
+        if item.is_scalar:
+            v = self.value(item)
+            if v is _INVALID:
+                return v
+            if v == "local":
+                return ExecutorConfig()
+            hint = " (write {dask: local} or {dask: tcp://HOST:PORT})" if str(v).startswith("dask") else ""
+            return self.bad(item, f"{self.describe(item)} is not an executor{hint}", EXECUTOR_EXPECTED)
+        entries = self.mapping(item, ("dask", "workers"), EXECUTOR_EXPECTED)
+        if entries is None:
+            return _INVALID
+        target_item = entries.get("dask")
+        if target_item is None:
+            self.problem(item, self.join(item.path, "dask"), "missing", EXECUTOR_EXPECTED)
+            return _INVALID
+        address_expected = "local, or the address of a running Dask scheduler: tcp://HOST:PORT"
+        target = self.text_value(target_item, address_expected)
+        if target is _INVALID:
+            return _INVALID
+        workers_item = entries.get("workers")
+        if target == "local":
+            if workers_item is None:
+                return ExecutorConfig("dask", None, min(cpu_count(), MAX_WORKERS))
+            workers = self.integer(workers_item, 1, MAX_WORKERS, auto=True)
+            return _INVALID if workers is _INVALID else ExecutorConfig("dask", None, workers)
+        problem = dask_address_problem(target)
+        if problem is not None:
+            return self.bad(target_item, problem, address_expected)
+        if workers_item is not None:
+            return self.bad(workers_item, "workers is only for dask: local (a scheduler's workers are the ones "
+                            "started with dask worker)", "no workers key beside a scheduler address")
+        return ExecutorConfig("dask", target if "://" in target else f"tcp://{target}")
+
+    def ship(self, item: Item) -> Any:
+        expected = "true (the bot's folder), false, or a list of its files and folders (relative to the config)"
+        if item.is_scalar:
+            v = self.value(item)
+            if v is _INVALID or isinstance(v, bool):
+                return v
+            if v is None:
+                return False
+            return self.bad(item, f"{self.describe(item)} is not true, false or a list", expected)
+        entries = self.sequence(item, expected)
+        if entries is None:
+            return _INVALID
+        if not entries:
+            return self.bad(item, "the list is empty", expected)
+        paths: list[Path] = []
+        for entry in entries:
+            text = self.text_value(entry, expected)
+            if text is not _INVALID:
+                paths.append(Path(os.path.normpath(self.base_dir / os.path.expanduser(text))))
+        return tuple(paths) if len(paths) == len(entries) else _INVALID
+
     def output(self, item: Item) -> Any:
         if item.is_scalar and self.value(item) is None:
             return {}
@@ -706,11 +822,12 @@ class _Parser:
             bot_time = time
             if "time" in fields:
                 bot_time = self.time_control(fields["time"], time)
+            ship = self.ship(fields["ship"]) if "ship" in fields else False
             if len(self.problems) > before:
                 continue
             command_text, argv = command
             bot = BotConfig(name=name, command=tuple(argv), command_text=command_text, cwd=cwd, build=build,
-                            time=bot_time)
+                            time=bot_time, ship=ship)
             if build is None:  # else the build may produce the program: checked after it ran
                 self.check_runnable(bot, fields)
             bots.append(bot)

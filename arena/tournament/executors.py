@@ -2,7 +2,8 @@
 
 The runner (arena.tournament.runner) decides which match is played when and how many at once; an executor
 only plays what it is handed. ``local`` plays in this process's trio loop; ``workers`` hands each match to
-one of N referee processes (arena.tournament.worker). Both are opened with ``open_executor`` and closed by
+one of N referee processes (arena.tournament.worker); ``dask`` submits each match as a task to a Dask cluster
+(arena.tournament.dask_executor, imported only then). All are opened with ``open_executor`` and closed by
 leaving its ``async with``, which stops every bot they started.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
@@ -19,6 +20,9 @@ from arena.referee.match import Player
 from arena.referee.policy import ViolationPolicy
 from arena.referee.pool import MatchPool
 from arena.referee.record import MatchRecord, MatchSpec
+
+if TYPE_CHECKING:
+    from arena.tournament.dask_executor import DaskPlan
 
 
 class Executor(Protocol):
@@ -55,9 +59,15 @@ async def open_local_executor(players: Mapping[str, Player], rules: RuleSet, pol
 
 @asynccontextmanager
 async def open_executor(players: Mapping[str, Player], rules: RuleSet, policy: ViolationPolicy, reuse: bool,
-                        workers: int, concurrency: int) -> AsyncIterator[Executor]:
-    """``workers`` > 1: that many referee processes share ``concurrency`` slots; else the local executor."""
-    if workers > 1:
+                        workers: int, concurrency: int, dask: DaskPlan | None = None) -> AsyncIterator[Executor]:
+    """``dask``: tasks on a Dask cluster (never reusing bots); else ``workers`` > 1: that many referee processes
+    share ``concurrency`` slots; else the local executor."""
+    if dask is not None:
+        from arena.tournament.dask_executor import open_dask_executor
+
+        async with open_dask_executor(players, rules, policy, concurrency, dask) as cluster:
+            yield cluster
+    elif workers > 1:
         from arena.tournament.worker import open_worker_executor
 
         async with open_worker_executor(players, rules, policy, reuse, workers, concurrency) as remote:
