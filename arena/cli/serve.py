@@ -1,0 +1,245 @@
+"""`arena serve [CONFIG]`: play in the browser against the registry's bots or a friend; `arena serve --watch
+DB`: a tournament's report with live standings. The web edge is arena.serve; docs/SERVE.md is the guide."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import signal
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+from arena.cli.options import add_sandbox_option, add_set_option, duration_option, parse_overrides
+from arena.errors import ConfigError
+
+DEFAULT_DB = "arena-serve.db"
+# Without CONFIG: the repository's reference bots in Python (arena's own checkout)
+DEFAULT_REGISTRY = """\
+name: serve
+bots:
+  - name: greedy
+    command: python greedy.py
+  - name: random
+    command: python random.py --seed 1
+"""
+
+EPILOG = """\
+Quick Play seats you against a bot of the registry (CONFIG's bots:, the same list a tournament plays; without
+CONFIG the reference bots greedy and random); "Create a room" gives a code to share with a friend. Every game
+is recorded in --db (the first variant's games; another variant's go to the same name with the variant
+before .db), which `arena report` renders.
+
+examples: arena serve tournaments/demo.yaml
+          arena serve --port 8080 --human-time 5m --set match_target=3
+          arena serve --watch tournaments/demo.db     (while `arena run` writes it)
+see docs/SERVE.md"""
+
+
+def _bounded(lo: int, hi: int) -> Any:
+    """An argparse ``type=``: an integer from ``lo`` to ``hi``."""
+
+    def integer(text: str) -> int:
+        t = text.strip()
+        if not t.isascii() or not t.isdigit() or len(t) > 9 or not lo <= int(t) <= hi:
+            raise argparse.ArgumentTypeError(f"{text[:20]!r} is not an integer from {lo} to {hi}")
+        return int(t)
+
+    return integer
+
+
+def add_parser(sub: Any, commands: dict[str, Any]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="play in the browser against a bot or a friend (or watch a running tournament)",
+        description="Start a web server where people play the registry's bots, or each other, through the "
+                    "referee\nthat judges tournaments. It prints its URL.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("config", metavar="CONFIG", nargs="?", help="tournament YAML whose bots: are the opponents")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_bounded(0, 65535), default=8066, help="port (default 8066; 0: any free one)")
+    p.add_argument("--db", type=Path, default=None, help=f"database of the games (default {DEFAULT_DB} in the "
+                   "current directory)")
+    p.add_argument("--watch", type=Path, metavar="DB", default=None,
+                   help="serve the report of this tournament database instead, with live standings")
+    p.add_argument("--variant", default=None, help="the variant offered first (default: CONFIG's, else santase)")
+    add_set_option(p)
+    p.add_argument("--seed", type=_bounded(0, 2**31 - 1), default=None,
+                   help="derive each game's deals from this seed and the game's number (default: a fresh random "
+                        "seed per game; each game's seed is recorded either way)")
+    p.add_argument("--human-time", default="2m", help="a person's time per move (default 2m)")
+    p.add_argument("--leave-timeout", default="60s",
+                   help="a player with no connection this long forfeits, as a disconnect (default 60s)")
+    p.add_argument("--idle-timeout", default="30m", help="a room nobody joins, or a finished one nobody "
+                   "watches, is dropped after this (default 30m)")
+    p.add_argument("--max-rooms", type=_bounded(1, 100_000), default=200, help="rooms at a time (default 200)")
+    p.add_argument("--max-games", type=_bounded(1, 10_000), default=4,
+                   help="open games per client address (default 4)")
+    p.add_argument("--max-connections", type=_bounded(1, 10_000), default=16,
+                   help="WebSockets per client address (default 16)")
+    add_sandbox_option(p)
+    commands["serve"] = cmd_serve
+
+
+def _registry(args: argparse.Namespace) -> Any:
+    from arena.tournament.build import run_builds
+    from arena.tournament.config import load_config, parse_config
+
+    if args.config is not None:
+        config = load_config(args.config)
+        run_builds(config)
+    else:
+        bots = Path(__file__).resolve().parent.parent.parent / "bots"
+        if not (bots / "greedy.py").is_file():
+            raise ConfigError("arena serve needs a CONFIG whose bots: are the opponents (no reference bots here)")
+        config = parse_config(DEFAULT_REGISTRY, bots / "serve-registry.yaml")
+    if args.sandbox is not None:
+        config = dataclasses.replace(config, sandbox=args.sandbox)
+    return config
+
+
+def _variants(args: argparse.Namespace, config: Any) -> dict[str, Any]:
+    from arena.game.variants import PRESETS, RulesError
+
+    overrides = parse_overrides(args.set)
+    first = args.variant or (config.rules.name if args.config is not None else "santase")
+    if first not in PRESETS:
+        raise ConfigError(f"--variant: unknown variant {first!r}; expected one of {', '.join(PRESETS)}")
+    variants = {}
+    try:
+        for name in [first, *(n for n in PRESETS if n != first)]:
+            base = config.rules if args.config is not None and config.rules.name == name else PRESETS[name]
+            variants[name] = base.with_overrides(overrides)
+    except RulesError as e:
+        raise ConfigError(f"--set: {e}") from None
+    return variants
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.referee.sandbox import resolve_sandbox
+    from arena.serve.rooms import Limits
+
+    def seconds(text: str, option: str) -> float:
+        return duration_option(text, option, "move") / 1000
+
+    if args.watch is not None:
+        if args.config is not None or args.db is not None:
+            raise ConfigError("--watch DB serves a tournament's report: give it without CONFIG and --db")
+        if not args.watch.is_file():
+            raise ConfigError(f"--watch: {args.watch}: no such database")
+        return _unwrapped(trio.run, _watch, args)
+    limits = Limits(
+        human_ms=duration_option(args.human_time, "--human-time", "move"),
+        leave_s=seconds(args.leave_timeout, "--leave-timeout"),
+        idle_s=seconds(args.idle_timeout, "--idle-timeout"),
+        max_rooms=args.max_rooms, games_per_client=args.max_games, connections_per_client=args.max_connections,
+    )
+    config = _registry(args)
+    variants = _variants(args, config)
+    resolve_sandbox(config.sandbox)  # warns once, here, when bots would run unconfined
+    db = (args.db or Path(DEFAULT_DB)).absolute()
+    return _unwrapped(trio.run, _serve, args, config, variants, db, limits)
+
+
+def _unwrapped(run: Any, *args: Any) -> int:
+    """An ArenaError raised inside the server's nursery reaches the CLI as itself (one line, exit 2)."""
+    from arena.errors import ArenaError
+
+    try:
+        result: int = run(*args)
+        return result
+    except BaseExceptionGroup as group:
+        found: BaseException | None = group.subgroup(ArenaError)
+        while isinstance(found, BaseExceptionGroup):
+            found = found.exceptions[0]
+        if found is not None:
+            raise found from None
+        raise
+
+
+def _hypercorn_config(args: argparse.Namespace) -> Any:
+    from hypercorn.config import Config
+
+    hc = Config()
+    hc.bind = [f"{args.host}:{args.port}"]
+    hc.accesslog = None
+    hc.errorlog = None
+    hc.websocket_max_message_size = 64 * 1024  # the seat refuses anything over 1 kB; this closes far bigger
+    hc.graceful_timeout = 1.0
+    return hc
+
+
+async def _run_until_signal(nursery: Any) -> None:
+    import trio
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            nursery.cancel_scope.cancel()
+            return
+
+
+def _url(binds: list[str]) -> str:
+    bind = binds[0]
+    return bind if bind.endswith("/") else bind + "/"
+
+
+async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any], db: Path, limits: Any) -> int:
+    import trio
+    from hypercorn.trio import serve
+
+    from arena.serve.app import build_app
+    from arena.serve.rooms import RoomHall
+
+    async with trio.open_nursery() as nursery:
+        hall = RoomHall(config, variants, db, limits, nursery, seed=args.seed)
+        try:
+            hall.store(next(iter(variants)))  # a database that cannot be used stops the server now
+        except BaseException:
+            hall.close()
+            raise
+        app = build_app(hall)
+        try:
+            nursery.start_soon(_run_until_signal, nursery)
+            nursery.start_soon(hall.expire)
+            try:
+                binds = await nursery.start(lambda task_status: serve(cast(Any, app), _hypercorn_config(args),
+                                                                      task_status=task_status))
+            except OSError as e:
+                raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+            print(f"arena serve: {_url(binds)} (opponents: {', '.join(b.name for b in config.bots)}; "
+                  f"games recorded in {db}); Ctrl-C stops", flush=True)
+        except BaseException:
+            nursery.cancel_scope.cancel()
+            raise
+    hall.close()
+    app.state.replays.close()
+    return 0
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    import trio
+    from hypercorn.trio import serve
+
+    from arena.serve.watch import Watcher, build_watch_app
+
+    watcher = Watcher(args.watch.absolute())
+    try:
+        await watcher.first()
+        app = build_watch_app(watcher)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_run_until_signal, nursery)
+            nursery.start_soon(watcher.follow)
+            try:
+                binds = await nursery.start(lambda task_status: serve(cast(Any, app), _hypercorn_config(args),
+                                                                      task_status=task_status))
+            except OSError as e:
+                raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+            print(f"arena serve: {_url(binds)} (the report of {args.watch}, live); Ctrl-C stops", flush=True)
+    finally:
+        watcher.close()
+    print("arena serve: stopped", file=sys.stderr)
+    return 0

@@ -1,0 +1,365 @@
+"""The ASGI application of `arena serve` (Starlette, on trio through anyio; served by hypercorn's trio
+worker): the home page, rooms, the WebSocket a page plays through, the rules pages, and each finished
+match's replay (the report of the server's database, rendered by arena.report when asked for).
+
+Nothing here decides a game: a page only shows the state its seat may see and sends a choice, which the
+seat (arena.serve.seat) checks before the referee gets it. Nothing a browser sends names a command: an
+opponent is the name of a registry bot, looked up in the registry.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import mimetypes
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import jinja2
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from arena.report import environment as report_environment
+from arena.serve.i18n import LANGS, pick_language, rules_sections, strings, variant_name
+from arena.serve.rooms import CODE_ALPHABET, CODE_LENGTH, Refused, Room, RoomHall
+from arena.serve.seat import MAX_MESSAGE_BYTES, Refusal, read_message
+
+_HERE = Path(__file__).resolve().parent
+_REPORT_STATIC = _HERE.parent / "report" / "static"
+STATIC = {
+    "report.css": _REPORT_STATIC / "report.css",
+    "play.css": _HERE / "static" / "play.css",
+    "play.js": _HERE / "static" / "play.js",
+    "watch.js": _HERE / "static" / "watch.js",
+}
+MAX_FORM_BYTES = 4096
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+COOKIE_DAYS = 1
+MAX_REFUSED = 50  # refused messages in a row before a socket is closed
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The report's jinja2 environment (its filters, autoescape) with the server's templates in front."""
+    report = report_environment()
+    return report.overlay(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(_HERE / "templates")),
+                                                      report.loader]))  # type: ignore[list-item]
+
+
+def normal_code(text: str) -> str | None:
+    code = text.strip().upper()
+    if len(code) == CODE_LENGTH and all(c in CODE_ALPHABET for c in code):
+        return code
+    return None
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """A browser's Origin header names this server (scheme aside: the server may sit behind TLS)."""
+    if origin is None:
+        return True  # not a browser (browsers always send it on WebSockets and cross-site POSTs)
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:
+        return False
+    return bool(host) and netloc == host
+
+
+class ReplayRenderer:
+    """Each variant's database rendered by arena.report into a private folder, again when a game was saved
+    since (in a worker thread: rendering is CPU work that would stall every game)."""
+
+    def __init__(self, hall: RoomHall) -> None:
+        self.hall = hall
+        self.root = Path(tempfile.mkdtemp(prefix="arena-serve-replays-"))
+        self.rendered: Counter[str] = Counter()
+        self.locks: dict[str, trio.Lock] = {}
+
+    async def folder(self, variant: str) -> Path | None:
+        if not self.hall.changed[variant]:
+            return None
+        lock = self.locks.setdefault(variant, trio.Lock())
+        async with lock:
+            wanted = self.hall.changed[variant]
+            if self.rendered[variant] != wanted:
+                await trio.to_thread.run_sync(self._render, variant)
+                self.rendered[variant] = wanted
+        return self.root / variant
+
+    def _render(self, variant: str) -> None:
+        from arena.report import render_report
+        from arena.tournament.store import Store
+
+        store = Store.open_existing(self.hall.database(variant))
+        try:
+            render_report(store, self.root / variant, workers=1)
+        finally:
+            store.close()
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def file_response(folder: Path, path: str) -> Response:
+    """A file of ``folder`` (never outside it), or 404."""
+    try:
+        target = (folder / path).resolve()
+        target.relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return Response("not found", 404)
+    if target.is_dir():
+        target = target / "index.html"
+    if not target.is_file():
+        return Response("not found", 404)
+    kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    if kind.startswith("text/") or kind in ("application/javascript", "text/javascript"):
+        kind += "; charset=utf-8"
+    return Response(target.read_bytes(), media_type=kind, headers={"Cache-Control": "no-cache"})
+
+
+def build_app(hall: RoomHall) -> Starlette:
+    env = environment()
+    replays = ReplayRenderer(hall)
+    hall.replay_url = lambda variant, match_id: f"/replay/{variant}/matches/{_file_name(match_id)}.html"
+
+    def lang_of(request: Request | WebSocket) -> str:
+        return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
+                             request.headers.get("accept-language"))
+
+    def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        lang = lang_of(request)
+        html = env.get_template(template).render(
+            lang=lang, t=strings(lang), langs=LANGS, path=request.url.path, **values)
+        response = HTMLResponse(html, status)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"  # no-referrer would make forms send Origin: null
+        if request.query_params.get("lang") in LANGS:
+            response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
+        return response
+
+    def refused(request: Request, e: Refused, status: int = 429) -> HTMLResponse:
+        return page(request, "serve_message.html", status, message=e.code, detail=str(e))
+
+    def client_of(request: Request | WebSocket) -> str:
+        return request.client.host if request.client else "?"
+
+    def variants_for(lang: str) -> list[tuple[str, str]]:
+        return [(v, variant_name(v, lang)) for v in hall.variants]
+
+    async def form(request: Request) -> dict[str, str]:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                raise Refused("too-long", "the form is too long")
+        try:
+            fields = parse_qs(body.decode("utf-8"), max_num_fields=10)
+        except (UnicodeDecodeError, ValueError):
+            raise Refused("malformed", "the form was not understood") from None
+        return {k: v[0] for k, v in fields.items()}
+
+    async def home(request: Request) -> Response:
+        lang = lang_of(request)
+        return page(request, "serve_home.html", bots=[b.name for b in hall.registry.bots],
+                    variants=variants_for(lang))
+
+    def to_room(room: Room, token: str | None) -> Response:
+        response = RedirectResponse(f"/room/{room.code}", 303)
+        if token is not None:
+            response.set_cookie(f"seat_{room.code}", token, max_age=COOKIE_DAYS * 86400, httponly=True,
+                                samesite="lax", path="/")
+        return response
+
+    def posted(handler: Callable[[Request, dict[str, str]], Response]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            if not same_origin(request.headers.get("origin"), request.headers.get("host")):
+                return Response("cross-site request refused", 403)
+            try:
+                return handler(request, await form(request))
+            except Refused as e:
+                status = 404 if e.code.startswith("unknown") else 400 if e.code in ("too-long", "malformed") else 429
+                return refused(request, e, status)
+        return endpoint
+
+    def quick(request: Request, fields: dict[str, str]) -> Response:
+        room, token = hall.quick_play(fields.get("opponent") or None, fields.get("variant") or None,
+                                      client_of(request))
+        return to_room(room, token)
+
+    def create(request: Request, fields: dict[str, str]) -> Response:
+        room, token = hall.create_room(fields.get("variant") or None, client_of(request))
+        return to_room(room, token)
+
+    async def join(request: Request) -> Response:
+        code = normal_code(request.query_params.get("code", ""))
+        if code is None:
+            return page(request, "serve_message.html", 404, message="no_room",
+                        detail=request.query_params.get("code", "")[:20])
+        return RedirectResponse(f"/room/{code}", 303)
+
+    async def room_page(request: Request) -> Response:
+        code = normal_code(request.path_params["code"])
+        room = hall.rooms.get(code) if code else None
+        if room is None or code is None:
+            return page(request, "serve_message.html", 404, message="no_room",
+                        detail=request.path_params["code"][:20])
+        token = request.cookies.get(f"seat_{code}")
+        seat = room.seat_of(token)
+        new_token = None
+        if seat is None:
+            new_token = hall.join(room)
+            seat = room.seat_of(new_token)
+        lang = lang_of(request)
+        strings_json = json.dumps(strings(lang)).replace("</", "<\\/")
+        response = page(request, "serve_room.html", room=room, seat=seat, strings_json=strings_json,
+                        variant=room.variant, variant_label=variant_name(room.variant, lang),
+                        link=str(request.url.replace(query="")))
+        if new_token is not None:
+            response.set_cookie(f"seat_{code}", new_token, max_age=COOKIE_DAYS * 86400, httponly=True,
+                                samesite="lax", path="/")
+        return response
+
+    async def rules(request: Request) -> Response:
+        variant = request.path_params["variant"]
+        if variant not in hall.variants:
+            return page(request, "serve_message.html", 404, message="refused", detail=f"no variant {variant[:30]!r}")
+        lang = lang_of(request)
+        return page(request, "serve_rules.html", variant=variant, variant_label=variant_name(variant, lang),
+                    sections=rules_sections(hall.variants[variant], lang), variants=variants_for(lang))
+
+    async def static(request: Request) -> Response:
+        path = STATIC.get(request.path_params["name"])
+        if path is None:
+            return Response("not found", 404)
+        kind = "text/css" if path.suffix == ".css" else "text/javascript"
+        return Response(path.read_bytes(), media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+    async def replay(request: Request) -> Response:
+        variant = request.path_params["variant"]
+        if variant not in hall.variants:
+            return Response("not found", 404)
+        folder = await replays.folder(variant)
+        if folder is None:
+            return Response("not found", 404)
+        return file_response(folder, request.path_params["path"])
+
+    async def play_socket(websocket: WebSocket) -> None:
+        if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
+            await websocket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
+            return
+        code = normal_code(websocket.path_params["code"])
+        room = hall.rooms.get(code) if code else None
+        if room is None or code is None:
+            await websocket.close(code=4404)
+            return
+        client = client_of(websocket)
+        try:
+            hall.connect(client)
+        except Refused:
+            await websocket.close(code=1008)
+            return
+        seat = room.seat_of(websocket.cookies.get(f"seat_{code}"))
+        try:
+            await websocket.accept()
+            hall.attach(room, seat)
+            try:
+                await _talk(websocket, room, seat)
+            finally:
+                hall.detach(room, seat)
+        finally:
+            hall.disconnect(client)
+
+    routes = [
+        Route("/", home),
+        Route("/quick", posted(quick), methods=["POST"]),
+        Route("/create", posted(create), methods=["POST"]),
+        Route("/join", join),
+        Route("/room/{code}", room_page),
+        Route("/rules/{variant}", rules),
+        Route("/static/{name}", static),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/replay/{variant}/{path:path}", replay),
+        WebSocketRoute("/ws/{code}", play_socket),
+    ]
+    app = Starlette(routes=routes)
+    app.state.replays = replays
+    return app
+
+
+async def _talk(websocket: WebSocket, room: Room, seat: int | None) -> None:
+    """Send the newest state whenever it changes; check every message the page sends."""
+    lock = trio.Lock()
+
+    async def send(text: str) -> None:
+        async with lock:
+            await websocket.send_text(text)
+
+    async def sender() -> None:
+        version = -1
+        while True:
+            if room.watched.version != version:
+                version = room.watched.version
+                try:
+                    await send(json.dumps(room.state(seat)))
+                except (WebSocketDisconnect, RuntimeError, trio.BrokenResourceError, trio.ClosedResourceError):
+                    return  # the page went away; the receiving side notices and ends the connection
+            else:
+                await room.watched.wait_past(version)
+
+    refused = 0
+    hammered = False
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(sender)
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                refusal = _check(room, seat, raw)
+                refused = refused + 1 if refusal is not None else 0
+                if refusal is not None:
+                    await send(refusal.message())
+                if refused > MAX_REFUSED:  # a page does not do this: a script hammering the server
+                    hammered = True
+                    break
+        except WebSocketDisconnect:
+            pass
+        finally:
+            nursery.cancel_scope.cancel()
+    if hammered:
+        await websocket.close(code=1008)
+
+
+def _check(room: Room, seat: int | None, raw: str | bytes) -> Refusal | None:
+    if seat is None:
+        if len(raw) > MAX_MESSAGE_BYTES:
+            return Refusal("too-long", f"a message may be at most {MAX_MESSAGE_BYTES} bytes")
+        return Refusal("spectator", "spectators cannot play")
+    web = room.slots[seat].web
+    if web is None:
+        if len(raw) > MAX_MESSAGE_BYTES:
+            return Refusal("too-long", f"a message may be at most {MAX_MESSAGE_BYTES} bytes")
+        refusal, token = read_message(raw)
+        if refusal is not None or token is None:
+            return refusal
+        return Refusal("not-your-turn", "the game has not started")
+    return web.act(raw)
+
+
+def _file_name(match_id: str) -> str:
+    from arena.report.context import file_name
+
+    return file_name(match_id)

@@ -1,0 +1,344 @@
+"""Rooms: one match each, between a person and a registry bot (quick play) or two people (a room).
+
+The RoomHall owns every room and the tasks that play them (one nursery, the server's), the caps (rooms in
+all, games and connections per client address), the leave timeouts and the expiry of idle rooms. A room
+plays its match with arena.referee.match.play_match, the loop every tournament match goes through: a person
+is a WebSeat behind a ChannelBot, a bot is started from the registry exactly as `arena run` starts it
+(sandboxed, its own limits and time control). Every game is recorded as it starts and saved when it ends.
+
+Codes come from `secrets`: 10 characters of a 32-letter alphabet without look-alikes, 50 bits.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.game.variants import RuleSet
+from arena.referee.clock import TimeControl
+from arena.referee.match import Player, play_match
+from arena.referee.process import BotSpec
+from arena.referee.record import MatchRecord, MatchSpec
+from arena.seeds import derive_seed
+from arena.serve.seat import Watched, WebSeat
+from arena.tournament.build import BotProvenance
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import player_for
+from arena.tournament.store import Store
+
+log = logging.getLogger("arena.serve")
+
+CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # 32 signs, 5 bits each: no 0/O or 1/I to mix up
+CODE_LENGTH = 10  # 50 bits
+HUMAN_HANDSHAKE_MS = 5000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one server allows (every one an `arena serve` option)."""
+
+    human_ms: int = 120_000  # a person's time for one move
+    leave_s: float = 60.0  # a seat with no connection for this long forfeits (disconnect)
+    idle_s: float = 1800.0  # a room nobody joins, or a finished one nobody watches, is dropped after this
+    max_rooms: int = 200
+    games_per_client: int = 4  # rooms a client address has open (waiting or playing) at a time
+    connections_per_client: int = 16  # WebSockets from one client address at a time
+
+
+class Refused(Exception):
+    """A request the server will not serve (a cap, an unknown name); the message is for the page."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+
+
+@dataclass
+class Slot:
+    """One seat of a room: a person (with the token that gives the seat back) or a registry bot."""
+
+    name: str
+    bot: str | None = None  # the registry bot's name; None for a person
+    token: str | None = None
+    web: WebSeat | None = None
+    sockets: int = 0
+    left_at: float | None = None  # trio clock: when the last socket closed (or the seat was taken)
+
+
+@dataclass
+class Room:
+    code: str
+    variant: str
+    rules: RuleSet
+    slots: list[Slot]
+    client: str  # the address that created it
+    quick: bool
+    watched: Watched = field(default_factory=Watched)
+    phase: str = "waiting"  # waiting -> playing -> over
+    created: float = field(default_factory=time.monotonic)
+    touched: float = field(default_factory=time.monotonic)
+    match_id: str | None = None
+    record: MatchRecord | None = None
+    spectators: int = 0
+    failure: str | None = None
+
+    def seat_of(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        for i, slot in enumerate(self.slots):
+            if slot.token is not None and secrets.compare_digest(slot.token, token):
+                return i
+        return None
+
+    def free_seat(self) -> int | None:
+        if self.phase != "waiting":
+            return None
+        return next((i for i, s in enumerate(self.slots) if s.bot is None and s.token is None), None)
+
+    def viewer(self) -> WebSeat | None:
+        """The seat whose lines feed the public picture (the first person's)."""
+        return next((s.web for s in self.slots if s.web is not None), None)
+
+    def state(self, seat: int | None) -> dict[str, Any]:
+        web = self.slots[seat].web if seat is not None else self.viewer()
+        names = [s.name for s in self.slots]
+        if web is None or not web.started:  # nothing from the referee yet: the names and the room
+            base = WebSeat(names[0], 0, (names[0], names[1]), Watched()).public_state(self.phase)
+            base.update(seat=seat, variant=self.variant, target=self.rules.match_target)
+        else:
+            base = web.state(self.phase) if seat is not None else web.public_state(self.phase)
+        base.update(code=self.code, quick=self.quick, waiting=[s.token is None and s.bot is None for s in self.slots],
+                    failure=self.failure, present=[s.bot is not None or s.sockets > 0 for s in self.slots])
+        return base
+
+
+class RoomHall:
+    """Every room of one server, and the tasks that play them."""
+
+    def __init__(self, registry: TournamentConfig, variants: dict[str, RuleSet], db: Path, limits: Limits,
+                 nursery: trio.Nursery, replay_url: Any = None, seed: int | None = None) -> None:
+        self.seed = seed  # None: each game's deals from `secrets`; else derived from it and the game's number
+        self.registry = registry
+        self.variants = variants
+        self.db = db
+        self.limits = limits
+        self.nursery = nursery
+        self.rooms: dict[str, Room] = {}
+        self.connections: Counter[str] = Counter()
+        self.players = {b.name: player_for(registry, b.name, [*self.database_files()]) for b in registry.bots}
+        self.stores: dict[str, Store] = {}
+        self.replay_url = replay_url  # (variant, match id) -> the URL of the match's replay page
+        self.changed: dict[str, int] = Counter()  # variant -> games saved (the replays' renderer watches it)
+
+    # ------------------------------------------------------------------ databases
+    def database(self, variant: str) -> Path:
+        """A database holds one tournament with one rule set: the first variant's games go to --db itself,
+        another's to the same name with the variant before the suffix (arena-serve.schnapsen.db)."""
+        if variant == next(iter(self.variants)):
+            return self.db
+        return self.db.with_name(f"{self.db.stem}.{variant}{self.db.suffix or '.db'}")
+
+    def database_files(self) -> list[Path]:
+        out = []
+        for v in self.variants:
+            db = str(self.database(v))
+            out += [Path(db + s) for s in ("", "-wal", "-shm")]
+        return out
+
+    def store(self, variant: str) -> Store:
+        store = self.stores.get(variant)
+        if store is None:
+            store = Store(self.database(variant))
+            store.open_games(f"serve-{variant}", self.variants[variant].to_dict(), str(self.registry.source),
+                             self.registry.text)
+            self.stores[variant] = store
+        return store
+
+    def close(self) -> None:
+        for store in self.stores.values():
+            store.close()
+
+    # ------------------------------------------------------------------ rooms
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.rooms:
+                return code
+
+    def _check_caps(self, client: str) -> None:
+        if len(self.rooms) >= self.limits.max_rooms:
+            raise Refused("full", "the server has as many rooms as it allows; try again later")
+        open_rooms = sum(1 for r in self.rooms.values() if r.client == client and r.phase != "over")
+        if open_rooms >= self.limits.games_per_client:
+            raise Refused("too-many-games", f"at most {self.limits.games_per_client} open games per player")
+
+    def variant(self, name: str | None) -> str:
+        if not name:
+            return next(iter(self.variants))
+        if name not in self.variants:
+            raise Refused("unknown-variant", f"no variant {name!r}")
+        return name
+
+    def quick_play(self, opponent: str | None, variant: str | None, client: str) -> tuple[Room, str]:
+        """A room of a person (seat 0) against a registry bot, started at once; returns it and the token."""
+        bot = opponent or self.registry.bots[0].name
+        if bot not in self.players:
+            raise Refused("unknown-opponent", f"no opponent {bot!r}")
+        v = self.variant(variant)
+        self._check_caps(client)
+        token = secrets.token_urlsafe(24)
+        person = "human" if bot != "human" else "person"
+        room = Room(self._new_code(), v, self.variants[v], [Slot(person, token=token), Slot(bot, bot=bot)],
+                    client, quick=True)
+        room.slots[0].left_at = trio.current_time()
+        self.rooms[room.code] = room
+        self._start(room)
+        return room, token
+
+    def create_room(self, variant: str | None, client: str) -> tuple[Room, str]:
+        """A room for two people; the creator takes seat 0, the first to open its link seat 1."""
+        v = self.variant(variant)
+        self._check_caps(client)
+        token = secrets.token_urlsafe(24)
+        room = Room(self._new_code(), v, self.variants[v], [Slot("host", token=token), Slot("guest")], client,
+                    quick=False)
+        room.slots[0].left_at = trio.current_time()
+        self.rooms[room.code] = room
+        return room, token
+
+    def join(self, room: Room) -> str | None:
+        """Take the room's free seat (a new token), or None when there is none (the visitor watches)."""
+        seat = room.free_seat()
+        if seat is None:
+            return None
+        token = secrets.token_urlsafe(24)
+        room.slots[seat].token = token
+        room.slots[seat].left_at = trio.current_time()
+        room.touched = time.monotonic()
+        if all(s.token is not None or s.bot is not None for s in room.slots):
+            self._start(room)
+        room.watched.bump()
+        return token
+
+    # ------------------------------------------------------------------ connections
+    def connect(self, client: str) -> None:
+        if self.connections[client] >= self.limits.connections_per_client:
+            raise Refused("too-many-connections", "too many connections from your address")
+        self.connections[client] += 1
+
+    def disconnect(self, client: str) -> None:
+        self.connections[client] -= 1
+        if self.connections[client] <= 0:
+            del self.connections[client]
+
+    def attach(self, room: Room, seat: int | None) -> None:
+        room.touched = time.monotonic()
+        if seat is None:
+            room.spectators += 1
+            return
+        slot = room.slots[seat]
+        slot.sockets += 1
+        slot.left_at = None
+        room.watched.bump()
+
+    def detach(self, room: Room, seat: int | None) -> None:
+        room.touched = time.monotonic()
+        if seat is None:
+            room.spectators -= 1
+            return
+        slot = room.slots[seat]
+        slot.sockets -= 1
+        if slot.sockets == 0:
+            slot.left_at = trio.current_time()
+        room.watched.bump()
+
+    # ------------------------------------------------------------------ playing
+    def _start(self, room: Room) -> None:
+        room.phase = "playing"
+        names = (room.slots[0].name, room.slots[1].name)
+        for i, slot in enumerate(room.slots):
+            if slot.bot is None:
+                slot.web = WebSeat(slot.name, i, names, room.watched)
+        self.nursery.start_soon(self._play, room)
+
+    def _player(self, slot: Slot) -> Player:
+        if slot.bot is not None:
+            return self.players[slot.bot]
+        web = slot.web
+        assert web is not None
+        spec = BotSpec(name=slot.name, argv=("browser",), sandbox="none")
+        return Player(spec, TimeControl(move_ms=self.limits.human_ms, handshake_ms=HUMAN_HANDSHAKE_MS),
+                      connect=web.connect)
+
+    async def _play(self, room: Room) -> None:
+        store = self.store(room.variant)
+        tournament = f"serve-{room.variant}"
+        order = store.next_order(tournament)
+        seed = secrets.randbits(63) if self.seed is None else derive_seed(self.seed, room.variant, order)
+        room.match_id = f"{'quick' if room.quick else 'room'}-{room.code.lower()}"
+        names = (room.slots[0].name, room.slots[1].name)
+        spec = MatchSpec(room.match_id, names, order, 0, names[0], names[1], seed, seed, order)
+        bots = []
+        for slot in room.slots:
+            if slot.bot is None:
+                bots.append((BotProvenance(slot.name, "", (), ""), "human"))
+            else:
+                conf = self.registry.bot(slot.bot)
+                player = self.players[slot.bot]
+                bots.append((BotProvenance(slot.name, conf.command_text, tuple(conf.command),
+                                           player.spec.fingerprint or ""), "bot"))
+        try:
+            store.add_game(tournament, spec, bots)
+            players = (self._player(room.slots[0]), self._player(room.slots[1]))
+            async with trio.open_nursery() as watch:
+                watch.start_soon(self._watch_leaves, room)
+                rec = await play_match(room.match_id, players, room.rules, seed, seed)
+                watch.cancel_scope.cancel()
+            store.save(rec)
+            room.record = rec
+            for slot in room.slots:  # a seat ended by a termination is not sent match-end: tell its page
+                if slot.web is not None and slot.web.result is None:
+                    slot.web.result = {"winner": rec.winner, "score": list(rec.score), "reason": str(rec.reason)}
+                    slot.web.score = list(rec.score)
+                    slot.web.legal, slot.web.deadline = [], None
+            self.changed[room.variant] += 1
+            if self.replay_url is not None:
+                for slot in room.slots:
+                    if slot.web is not None:
+                        slot.web.replay = self.replay_url(room.variant, room.match_id)
+        except Exception as e:  # a broken game must not take the server down; say so on the page
+            log.exception("room %s failed", room.code)
+            room.failure = str(e) or type(e).__name__
+        finally:
+            room.phase = "over"
+            room.touched = time.monotonic()
+            room.watched.bump()
+
+    async def _watch_leaves(self, room: Room) -> None:
+        """Seats whose person has had no connection for the leave timeout forfeit (disconnect)."""
+        while True:
+            now = trio.current_time()
+            for slot in room.slots:
+                if slot.web is not None and slot.sockets == 0 and slot.left_at is not None:
+                    if now - slot.left_at >= self.limits.leave_s:
+                        slot.web.leave(f"the player left the table and did not come back within "
+                                       f"{self.limits.leave_s:g} s")
+            await trio.sleep(min(1.0, max(0.05, self.limits.leave_s / 4)))
+
+    # ------------------------------------------------------------------ expiry
+    async def expire(self) -> None:
+        """Drop rooms nobody joined and finished rooms nobody watches, after the idle time."""
+        while True:
+            await trio.sleep(min(10.0, max(0.2, self.limits.idle_s / 4)))
+            now = time.monotonic()
+            for code, room in list(self.rooms.items()):
+                watched = room.spectators + sum(s.sockets for s in room.slots)
+                if room.phase != "playing" and now - room.touched >= self.limits.idle_s and not watched:
+                    del self.rooms[code]

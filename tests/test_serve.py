@@ -1,0 +1,479 @@
+"""`arena serve` at the protocol level: a real server process on loopback, real bots, real WebSockets.
+
+A whole quick-play match recorded and rendered by `arena report`; hostile messages (malformed, oversized,
+unknown, illegal, out of turn, from a spectator, with a forged seat token, from another origin) answered
+with an error and no change; a reloading player gets the seat back, a player who leaves forfeits with a named
+termination after the leave timeout; a spectator sees no hand; `--watch` pushes an event when a game lands.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from trio_websocket import open_websocket_url
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+LEAVE_S = 3
+
+
+@dataclass
+class Server:
+    url: str
+    db: Path
+    proc: subprocess.Popen[str]
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rstrip("/").rsplit(":", 1)[1])
+
+
+def start_server(tmp: Path, *extra: str) -> Server:
+    """`arena serve` on a free port of 127.0.0.1 (the default registry: greedy and random), its URL read
+    from the line it prints."""
+    db = tmp / "games.db"
+    proc = subprocess.Popen(
+        [*ARENA, "serve", "--port", "0", "--db", str(db), "--sandbox", "none", "--leave-timeout", f"{LEAVE_S}s",
+         "--seed", "2026", *extra],
+        cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r"(http://\S+/)", line)
+    if m is None:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"arena serve did not start: {line!r} {err}")
+    return Server(m.group(1), db, proc)
+
+
+def stop_server(server: Server) -> None:
+    server.proc.terminate()
+    try:
+        server.proc.wait(timeout=20)
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+        for stream in (server.proc.stdout, server.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = start_server(tmp_path_factory.mktemp("serve"), "--set", "match_target=1")
+    try:
+        yield s
+    finally:
+        stop_server(s)
+
+
+class Browser:
+    """A visitor with its own cookies (its seat tokens), speaking HTTP like a page does."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def post(self, path: str, data: str, origin: str | None = None) -> tuple[int, str]:
+        req = urllib.request.Request(self.server.url.rstrip("/") + path, data=data.encode(),
+                                     headers={"Origin": origin or self.server.url.rstrip("/")})
+        try:
+            with self.opener.open(req, timeout=30) as r:
+                return r.status, r.url
+        except urllib.error.HTTPError as e:
+            e.close()
+            return e.code, ""
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with self.opener.open(self.server.url.rstrip("/") + path, timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            body = e.read().decode()
+            e.close()
+            return e.code, body
+
+    def quick(self, opponent: str = "random") -> str:
+        status, url = self.post("/quick", f"opponent={opponent}&variant=santase")
+        assert status == 200 and "/room/" in url
+        return url.rsplit("/", 1)[1]
+
+    def cookie(self, **forged: str) -> str:
+        pairs = {c.name: c.value for c in self.jar}
+        pairs.update(forged)
+        return "; ".join(f"{k}={v}" for k, v in pairs.items())
+
+
+class Socket:
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.states: list[dict[str, Any]] = []
+
+    async def next(self) -> dict[str, Any]:
+        with trio.fail_after(60):
+            m: dict[str, Any] = json.loads(await self.ws.get_message())
+        if m["type"] == "state":
+            self.states.append(m)
+        return m
+
+    async def state_where(self, test: Any) -> dict[str, Any]:
+        while True:
+            m = await self.next()
+            if m["type"] == "state" and test(m):
+                return m
+
+    async def send(self, data: Any) -> None:
+        await self.ws.send_message(data if isinstance(data, str | bytes) else json.dumps(data))
+
+    async def error(self) -> dict[str, Any]:
+        """The next error message (states that arrive meanwhile are kept)."""
+        while True:
+            m = await self.next()
+            if m["type"] == "error":
+                return m
+
+
+def connect(server: Server, code: str, cookie: str, origin: str | None = None) -> Any:
+    return open_websocket_url(f"ws://127.0.0.1:{server.port}/ws/{code}",
+                              extra_headers=[("Cookie", cookie), ("Origin", origin or server.url.rstrip("/"))])
+
+
+async def upgrade_status(server: Server, code: str, cookie: str, origin: str) -> int:
+    """The HTTP status a WebSocket upgrade request gets (a page of another site would send its Origin)."""
+    stream = await trio.open_tcp_stream("127.0.0.1", server.port)
+    async with stream:
+        await stream.send_all(
+            f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {origin}\r\nCookie: {cookie}\r\n\r\n".encode())
+        head = b""
+        with trio.fail_after(30):
+            while b"\r\n" not in head:
+                head += await stream.receive_some(1024)
+    return int(head.split(b" ")[1])
+
+
+async def hammer(server: Server, code: str, cookie: str, messages: int = 60) -> int | None:
+    """Send ``messages`` garbage frames on a raw WebSocket; the close code the server answers with, if any."""
+    stream = await trio.open_tcp_stream("127.0.0.1", server.port)
+    async with stream:
+        await stream.send_all(
+            f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"Cookie: {cookie}\r\n\r\n".encode())
+        data = b""
+        with trio.fail_after(60):
+            while b"\r\n\r\n" not in data:  # the 101 answer first: frames sent before it are a bad handshake
+                chunk = await stream.receive_some(65536)
+                assert chunk, data
+                data += chunk
+        assert data.startswith(b"HTTP/1.1 101"), data
+        frame = b"\x81\x87\x00\x00\x00\x00garbage"  # a masked text frame (a zero mask leaves the text as is)
+        await stream.send_all(frame * messages)
+        with trio.fail_after(60):
+            while True:
+                chunk = await stream.receive_some(65536)
+                if not chunk:
+                    break
+                data += chunk
+    body = data.split(b"\r\n\r\n", 1)[1]
+    while body:  # unmasked server frames: opcode byte, length byte (< 126 here), payload
+        opcode, length = body[0] & 0x0F, body[1] & 0x7F
+        header = 2 if length < 126 else 4
+        if length == 126:
+            length = int.from_bytes(body[2:4], "big")
+        if opcode == 8:
+            return int.from_bytes(body[header:header + 2], "big")
+        body = body[header + length:]
+    return None
+
+
+async def play_out(sock: Socket, until: Any) -> dict[str, Any]:
+    """Take the first legal action at each turn (the one already shown first) until ``until(state)``."""
+    pending = sock.states[-1:]
+    while True:
+        m = pending.pop() if pending else await sock.next()
+        if m["type"] != "state":
+            continue
+        if until(m):
+            return m
+        if m["legal"]:
+            await sock.send({"type": "action", "action": m["legal"][0]})
+
+
+def _match_rows(db: Path) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT id, status, winner, reason, termination FROM matches ORDER BY ord").fetchall()
+    finally:
+        conn.close()
+
+
+async def test_quick_play_match_is_recorded_and_reported(server: Server, tmp_path: Path) -> None:
+    b = Browser(server)
+    code = b.quick("random")
+    status, page = b.get(f"/room/{code}")
+    assert status == 200 and f'id="room-code">{code}<' in page
+    async with connect(server, code, b.cookie()) as ws:
+        sock = Socket(ws)
+        final = await play_out(sock, lambda m: m["phase"] == "over" and m["replay"])
+    assert final["result"]["reason"] == "target" and max(final["result"]["score"]) >= 1
+    assert final["deals"] and final["deals"][-1]["score"] == final["result"]["score"]
+    assert sock.states[0]["names"] == ["human", "random"] and all(s["seat"] == 0 for s in sock.states)
+    # the replay page, from the server's own database
+    status, replay = b.get(final["replay"])
+    assert status == 200 and "human" in replay and "random" in replay
+    # the game is in the database, the person a bot row of kind human, and `arena report` renders it
+    rows = [r for r in _match_rows(server.db) if r[0] == f"quick-{code.lower()}"]
+    assert rows and rows[0][1] == "done" and rows[0][3] == "target"
+    conn = sqlite3.connect(server.db)
+    try:
+        kinds = dict(conn.execute("SELECT name, kind FROM bots").fetchall())
+    finally:
+        conn.close()
+    assert kinds["human"] == "human" and kinds["random"] == "bot"
+    out = tmp_path / "report"
+    done = subprocess.run([*ARENA, "report", str(server.db), "-o", str(out)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (out / "matches" / f"quick-{code.lower()}.html").is_file()
+
+
+async def test_hostile_messages_get_an_error_and_change_nothing(server: Server) -> None:
+    b = Browser(server)
+    code = b.quick("random")
+    async with connect(server, code, b.cookie()) as ws:
+        sock = Socket(ws)
+        turn = await sock.state_where(lambda m: m["legal"])
+        not_legal = next(f"play:{c}" for c in ("9c", "Jc", "Qc", "Kc", "Tc", "Ac", "9d", "Jd")
+                         if f"play:{c}" not in turn["legal"])
+        hostile = [
+            ("{not json", "malformed"),
+            ("[1, 2, 3]", "malformed"),
+            (json.dumps({"type": "action", "action": "play:Th", "pad": "x" * 2000}), "too-long"),
+            (b"\xff\xfe binary garbage", "malformed"),
+            (json.dumps({"type": "shell", "command": "rm -rf /"}), "unknown-type"),
+            (json.dumps({"type": "action", "action": ["play:Th"]}), "malformed"),
+            (json.dumps({"type": "action", "action": "play:Zz"}), "illegal"),
+            (json.dumps({"type": "action", "action": not_legal}), "illegal"),
+            (json.dumps({"type": "action", "action": "marry:" + not_legal[5:]}), "illegal"),
+        ]
+        for message, code_expected in hostile:
+            await sock.send(message)
+            error = await sock.error()
+            assert error["code"] == code_expected, (message, error)
+        # nothing moved: a second connection of the same seat gets the very same turn
+        async with connect(server, code, b.cookie()) as ws2:
+            again = await Socket(ws2).state_where(lambda m: True)
+        for key in ("hand", "legal", "table", "points", "deal", "log", "score"):
+            assert again[key] == turn[key], key
+        assert again["clock_ms"] <= turn["clock_ms"]
+        # and a legal move still plays
+        await sock.send({"type": "action", "action": turn["legal"][0]})
+        await sock.state_where(lambda m: m["legal"] != turn["legal"] or m["result"])
+    # a script that keeps sending garbage is cut off
+    assert await hammer(server, code, b.cookie()) == 1008
+
+
+async def test_room_turns_tokens_and_a_spectator(server: Server) -> None:
+    host, guest, visitor = Browser(server), Browser(server), Browser(server)
+    status, url = host.post("/create", "variant=santase")
+    code = url.rsplit("/", 1)[1]
+    assert status == 200 and re.fullmatch(r"[23456789A-HJ-NP-Z]{10}", code)
+    assert guest.get(f"/room/{code.lower()}")[0] == 200  # the link joins, whatever its case
+    status, page = visitor.get(f"/room/{code}")  # both seats taken: a third visitor watches
+    assert status == 200 and 'data-seat=""' in page
+    async with connect(server, code, host.cookie()) as w0, connect(server, code, guest.cookie()) as w1, \
+            connect(server, code, visitor.cookie()) as w2, \
+            connect(server, code, visitor.cookie(**{f"seat_{code}": "forged-token"})) as w3:
+        seats = [Socket(w0), Socket(w1)]
+        watcher, forger = Socket(w2), Socket(w3)
+        found: dict[int, dict[str, Any]] = {}
+        async with trio.open_nursery() as nursery:  # whoever is asked first: the other seat waits for it
+
+            async def first_turn(i: int) -> None:
+                found[i] = await seats[i].state_where(lambda m: m["legal"])
+                nursery.cancel_scope.cancel()
+
+            for i in (0, 1):
+                nursery.start_soon(first_turn, i)
+        (mover, now), = found.items()
+        assert now["seat"] == mover and now["names"] == ["host", "guest"]
+        assert all(m["seat"] == i for i in (0, 1) for m in seats[i].states)
+        waiting = seats[1 - mover]
+        # out of turn, a spectator, a forged token: refused, and the turn is still the mover's
+        await waiting.send({"type": "action", "action": now["legal"][0]})
+        assert (await waiting.error())["code"] == "not-your-turn"
+        await watcher.send({"type": "action", "action": now["legal"][0]})
+        assert (await watcher.error())["code"] == "spectator"
+        await forger.send({"type": "action", "action": now["legal"][0]})
+        assert (await forger.error())["code"] == "spectator"
+        # play the deal to its end, both seats taking their first legal action
+        async with trio.open_nursery() as nursery:
+            for s in seats:
+                nursery.start_soon(play_out, s, lambda m: m["deals"])
+        public = await watcher.state_where(lambda m: m["deals"])
+        assert public["deals"] == seats[0].states[-1]["deals"]
+        for m in watcher.states:
+            assert m["seat"] is None and m["hand"] == [] and m["known"] == [] and m["legal"] == []
+            assert all(e["card"] is None for e in m["log"] if e["kind"] == "draw")
+        # each seat saw its own hand only: a card in both seats' hands (at different times) went through the
+        # talon's turned card (an exchange); what a seat knows of the other's hand, the other held
+        turned = {m["trump_card"] for i in (0, 1) for m in seats[i].states if m["trump_card"]}
+        hands = [{c for m in seats[i].states for c in m["hand"]} for i in (0, 1)]
+        assert hands[0] & hands[1] <= turned
+        for me in (0, 1):
+            assert {c for m in seats[me].states for c in m["known"]} <= hands[1 - me]
+
+
+async def test_reload_gets_the_seat_back_and_a_leaver_forfeits(server: Server) -> None:
+    b = Browser(server)
+    code = b.quick("random")
+    async with connect(server, code, b.cookie()) as ws:
+        before = await Socket(ws).state_where(lambda m: m["hand"])
+    async with connect(server, code, b.cookie()) as ws:  # a reload: same cookie, same seat, same cards
+        after = await Socket(ws).state_where(lambda m: m["hand"])
+    assert after["seat"] == 0 and set(after["hand"]) <= set(before["hand"]) | {c for c in after["hand"]}
+    assert after["names"] == before["names"] and after["deal"] == before["deal"]
+    # gone for good: after the leave timeout the referee records a disconnect, and the bot wins
+    match_id = f"quick-{code.lower()}"
+    with trio.fail_after(60):
+        while True:
+            rows = [r for r in _match_rows(server.db) if r[0] == match_id and r[1] == "done"]
+            if rows:
+                break
+            await trio.sleep(0.2)
+    assert rows[0][2] == "random" and rows[0][3] == "disconnect" and rows[0][4] == "disconnect"
+    conn = sqlite3.connect(server.db)
+    try:
+        detail = conn.execute("SELECT detail FROM terminations WHERE match_id = ?", [match_id]).fetchone()[0]
+    finally:
+        conn.close()
+    assert f"within {LEAVE_S} s" in detail
+
+
+async def test_a_person_out_of_time_loses_by_timeout_and_is_told(tmp_path: Path) -> None:
+    short = start_server(tmp_path, "--human-time", "1s")
+    try:
+        b = Browser(short)
+        code = b.quick("random")
+        async with connect(short, code, b.cookie()) as ws:
+            sock = Socket(ws)
+            turn = await sock.state_where(lambda m: m["legal"])
+            assert 0 < turn["clock_ms"] <= 1000  # the person's own limit, not the bot's
+            final = await sock.state_where(lambda m: m["result"])  # no move: the clock runs out
+        assert final["result"]["reason"] == "timeout" and final["result"]["winner"] == 1
+        assert final["legal"] == [] and final["clock_ms"] is None
+    finally:
+        stop_server(short)
+
+
+async def test_caps_per_client_and_idle_rooms_expire(tmp_path: Path) -> None:
+    capped = start_server(tmp_path, "--max-games", "1", "--max-connections", "2", "--idle-timeout", "1s")
+    try:
+        b = Browser(capped)
+        status, url = b.post("/create", "variant=santase")
+        code = url.rsplit("/", 1)[1]
+        assert status == 200 and b.post("/quick", "opponent=random")[0] == 429  # one open game per client
+        with trio.fail_after(30):
+            while b.get(f"/room/{code}")[0] != 404:  # nobody joined: the room expires
+                await trio.sleep(0.1)
+        code = b.quick("random")  # the expired room no longer counts
+        async with connect(capped, code, b.cookie()) as ws1, connect(capped, code, b.cookie()) as ws2:
+            assert await upgrade_status(capped, code, b.cookie(), capped.url.rstrip("/")) == 403
+            assert (await Socket(ws1).state_where(lambda m: True))["seat"] == 0
+            assert (await Socket(ws2).state_where(lambda m: True))["seat"] == 0
+    finally:
+        stop_server(capped)
+
+
+async def test_other_origins_and_unknown_rooms_are_refused(server: Server) -> None:
+    b = Browser(server)
+    code = b.quick("random")
+    assert await upgrade_status(server, code, b.cookie(), "http://evil.example") == 403
+    assert await upgrade_status(server, code, b.cookie(), server.url.rstrip("/")) == 101
+    assert b.post("/quick", "opponent=random", origin="http://evil.example")[0] == 403
+    assert b.post("/quick", "opponent=sh%20-c%20id")[0] == 404  # a browser names a registry bot, never a command
+    assert b.get("/room/ZZZZZZZZZZ")[0] == 404
+    # the seat still works from this origin
+    async with connect(server, code, b.cookie()) as ws:
+        assert (await Socket(ws).state_where(lambda m: True))["seat"] == 0
+
+
+def test_bad_command_lines_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    for args, words in ((["nope.yaml"], "nope.yaml"), (["--port", "99999"], "--port"),
+                        (["--variant", "poker"], "--variant"), (["--watch", "missing.db"], "missing.db"),
+                        (["--human-time", "soon"], "--human-time")):
+        done = subprocess.run([*ARENA, "serve", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, (args, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0] and "Traceback" not in done.stderr
+
+
+async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None:
+    b = Browser(server)
+    async with connect(server, b.quick("greedy"), b.cookie()) as ws:  # at least one game in the database
+        await play_out(Socket(ws), lambda m: m["phase"] == "over" and m["replay"])
+    proc = subprocess.Popen([*ARENA, "serve", "--watch", str(server.db), "--port", "0"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = Server("", server.db, proc)
+    try:
+        assert proc.stdout is not None
+        watch.url = re.search(r"(http://\S+/)", proc.stdout.readline()).group(1)  # type: ignore[union-attr]
+        viewer = Browser(watch)
+        status, index = viewer.get("/")
+        assert status == 200 and "/_serve/watch.js" in index
+
+        async def first_update() -> None:
+            stream = await trio.open_tcp_stream("127.0.0.1", watch.port)
+            async with stream:
+                await stream.send_all(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+                seen = b""
+                while seen.count(b"data: ") < 2:  # the hello, then a change
+                    seen += await stream.receive_some(4096)
+
+        with trio.fail_after(90):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(first_update)
+                async with connect(server, b.quick("greedy"), b.cookie()) as ws:  # a game lands meanwhile
+                    await play_out(Socket(ws), lambda m: m["phase"] == "over" and m["replay"])
+        assert viewer.get("/")[1] != index
+    finally:
+        stop_server(watch)
+
+
+async def test_a_channel_has_every_part_of_a_bot_process_the_referee_uses() -> None:
+    """A person's seat (ChannelBot) must keep up with what the session and the match loop call on a bot
+    process: a name used there as ``bot.NAME`` that ChannelBot lacks would end every browser game."""
+    from arena.referee import match, session
+    from arena.referee.channel import ChannelBot
+
+    used = set()
+    for module in (session, match):
+        used |= set(re.findall(r"\bbot\.([a-z_]+)", Path(module.__file__).read_text()))  # type: ignore[arg-type]
+    used -= {"proc"}  # a process's own (its pid), read only for a started program
+    channel = ChannelBot("human", lambda lines: None)
+    assert used and not {name for name in used if not hasattr(channel, name)}
+
+
+def test_no_process_left_behind(server: Server) -> None:
+    """Keep last: the module's server still answers (nothing above broke it)."""
+    assert Browser(server).get("/")[0] == 200
+    assert os.path.exists(server.db)
