@@ -1,0 +1,132 @@
+"""How strong bots/ismcts is, and how fast its simulation runs (issue 14's figures; docs/PERFORMANCE.md).
+
+    .venv/bin/python bench/ismcts_bench.py                      # every experiment below (hours on 2 cores)
+    .venv/bin/python bench/ismcts_bench.py --only santase-greedy,santase-random
+    .venv/bin/python bench/ismcts_bench.py --matches 40         # fewer matches per experiment: a quick look
+    .venv/bin/python bench/ismcts_bench.py --speed              # only playouts per second
+
+Each experiment is one `arena match` (real referee, sandboxed bots, duplicate deals, seats alternating) with
+`--json` and a database in bench/out/, so every game can be looked at with `arena report`. The ISMCTS bot
+gets `--ms N` as its think time and a move time of 10 N (at least 1 s), so that N, not the 30% of the move
+time it allows itself, is what limits it. Results are appended to bench/out/ismcts.json as each experiment
+ends, so an interrupted run keeps what it measured. Win rates carry a 95% Wilson interval over matches;
+duplicate pairs make matches slightly dependent, so read the interval as approximate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from arena.game import preset  # noqa: E402
+
+ISMCTS = "bots/ismcts/ismcts"
+
+# name: (variant, bot A, bot B, matches, think ms of A (for the move time), seed)
+EXPERIMENTS = {
+    "santase-greedy": ("santase", f"{ISMCTS} --ms 100", "bots/c/greedy", 400, 100, 14),
+    "santase-random": ("santase", f"{ISMCTS} --ms 100", "bots/c/random 7", 400, 100, 15),
+    "sixty-six-greedy": ("sixty-six", f"{ISMCTS} --ms 100", "bots/c/greedy", 400, 100, 16),
+    "sixty-six-random": ("sixty-six", f"{ISMCTS} --ms 100", "bots/c/random 7", 400, 100, 17),
+    "schnapsen-greedy": ("schnapsen", f"{ISMCTS} --ms 100", "bots/c/greedy", 400, 100, 18),
+    "schnapsen-random": ("schnapsen", f"{ISMCTS} --ms 100", "bots/c/random 7", 400, 100, 19),
+    "santase-10-vs-100": ("santase", f"{ISMCTS} --ms 10", f"{ISMCTS} --ms 100 --seed 1", 100, 100, 20),
+    "santase-100-vs-1000": ("santase", f"{ISMCTS} --ms 100", f"{ISMCTS} --ms 1000 --seed 1", 20, 1000, 21),
+}
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run(name: str, matches: int | None) -> dict[str, object]:
+    variant, a, b, count, think, seed = EXPERIMENTS[name]
+    count = matches or count
+    db = OUT / f"ismcts-{name}.db"
+    db.unlink(missing_ok=True)
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "match", a, b, "--variant", variant, "--matches", str(count),
+         "--seed", str(seed), "--move-time", f"{max(1000, 10 * think)}ms", "--names", "A", "B",
+         "--json", "--db", str(db)],
+        cwd=ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"{name}: arena match failed:\n{result.stderr}")
+    summary = json.loads(result.stdout)
+    wins = summary["wins"]["A"]
+    low, high = wilson(wins, summary["matches"])
+    return {
+        "experiment": name, "variant": variant, "a": a, "b": b, "matches": summary["matches"], "seed": seed,
+        "a_wins": wins, "b_wins": summary["wins"]["B"], "a_win_rate": wins / summary["matches"],
+        "interval95": [low, high], "elo": summary["elo_difference"], "deals": summary["deals"],
+        "game_points": summary["game_points"], "terminations": summary["terminations"],
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def speed() -> dict[str, object]:
+    """Deals per second: the bot's C simulation (random actions; its playout policy) and the Python engine."""
+    out: dict[str, object] = {}
+    for variant in ("santase", "sixty-six", "schnapsen"):
+        line = "match speed " + " ".join(
+            f"{k}={','.join(map(str, v)) if isinstance(v, list) else str(v).lower() if isinstance(v, bool) else v}"
+            for k, v in preset(variant).to_dict().items())
+        c = subprocess.run([ISMCTS, "--speed"], cwd=ROOT, input=line + "\n", capture_output=True, text=True,
+                           check=True).stdout.split()
+        py = subprocess.run([sys.executable, "bench/engine_speed.py", "--json", variant], cwd=ROOT,
+                            capture_output=True, text=True, check=True)
+        out[variant] = {"c_random_deals_per_s": float(c[1]), "c_policy_deals_per_s": float(c[3]),
+                        "python_random_deals_per_s": json.loads(py.stdout)["presets"][0]["deals_per_s"]}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", help="comma-separated experiment names: " + ", ".join(EXPERIMENTS))
+    parser.add_argument("--matches", type=int, help="matches per experiment instead of each one's own count")
+    parser.add_argument("--speed", action="store_true", help="only the simulation speed")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    subprocess.run(["make", "-s", "-C", "bots/ismcts"], cwd=ROOT, check=True)
+    subprocess.run(["make", "-s", "-C", "bots/c"], cwd=ROOT, check=True)
+    log = OUT / "ismcts.json"
+    results = json.loads(log.read_text()) if log.exists() else []
+    if args.speed:
+        figures = speed()
+        print(json.dumps(figures, indent=2))
+        results.append({"experiment": "speed", **figures})
+        log.write_text(json.dumps(results, indent=2))
+        return
+    names = args.only.split(",") if args.only else list(EXPERIMENTS)
+    for name in names:
+        if name not in EXPERIMENTS:
+            raise SystemExit(f"no experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
+    print(f"{'experiment':22} {'matches':>7} {'A wins':>7} {'rate':>6} {'95% interval':>15} {'deals A-B':>11}  time")
+    for name in names:
+        r = run(name, args.matches)
+        results.append(r)
+        log.write_text(json.dumps(results, indent=2))
+        low, high = r["interval95"]  # type: ignore[misc]
+        won = r["deals"]["won"]  # type: ignore[index]
+        print(f"{name:22} {r['matches']:>7} {r['a_wins']:>7} {r['a_win_rate']:>6.1%} "
+              f"{f'{low:.1%}-{high:.1%}':>15} {won['A']:>5}-{won['B']:<5}  {r['seconds']:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
