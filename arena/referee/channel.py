@@ -11,6 +11,7 @@ referee's lines through ``on_lines`` and answers with ``put``: a ``Line`` for a 
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Sequence
 
@@ -78,14 +79,9 @@ class ChannelBot:
         return out
 
     async def receive(self) -> Incoming:
-        while True:
-            item = self.poll()
-            if item is not None:
-                return item
-            if self.exited.is_set():
-                return Eof(trio.current_time(), True, 0)
-            self._arrived = trio.Event()
-            await self._arrived.wait()
+        item = await self.receive_until(math.inf)
+        assert item is not None
+        return item
 
     async def receive_until(self, deadline: float) -> Incoming | None:
         """`receive`, or None when the trio clock reaches ``deadline`` first."""
