@@ -137,7 +137,11 @@ def test_two_friends_in_a_room(server: Server, pages: Pages) -> None:
                 other = players[1 - players.index(p)]
                 assert other.locator("button[data-action]").count() == 0
                 assert other.inner_text("#status") != "Your turn"
+                version = int(p.get_attribute("#game", "data-version") or 0)
                 p.locator("button[data-action]").first.click()
+                # the clicking page has taken the move in before the other is looked at (their two sockets'
+                # updates may arrive in either order)
+                p.wait_for_function("v => +document.getElementById('game').dataset.version > v", arg=version)
         host.wait_for_timeout(50)  # poll both pages; the server answers within milliseconds
     summary = host.inner_text("#deals li")
     assert summary.startswith("Deal 1:") and "game point" in summary
