@@ -353,7 +353,7 @@ static int beats(int card, int led, int trump) {
 
 static int playout_action(const struct state *s) {
     int acts[MAX_ACTIONS], n = legal_actions(s, acts), seat = s->to_move, best = -1, key, best_key = 1 << 30;
-    int plays = 0, k = 0;
+    int k = 0;
     for (int i = 0; i < n; i++) {
         int a = acts[i];
         if (a == DECLARE) { if (!wrong_declaration(s, a)) return a; continue; }
@@ -362,7 +362,6 @@ static int playout_action(const struct state *s) {
     }
     n = k;
     if (rng_below(5) == 0) return acts[rng_below(n)];
-    for (int i = 0; i < n; i++) plays += acts[i] < MARRIAGE;
     if (s->led < 0) {
         for (int i = 0; i < n; i++) /* the trump marriage first, then any */
             if (acts[i] >= MARRIAGE && acts[i] < EXCHANGE && (best < 0 || SUIT(acts[i] - MARRIAGE) == s->trump)) best = acts[i];
@@ -376,7 +375,6 @@ static int playout_action(const struct state *s) {
         }
         return best >= 0 ? best : acts[0];
     }
-    (void)plays;
     int led = s->led, cheap_win = -1, cheap_loss = -1, wk = 1 << 30, lk = 1 << 30;
     for (int i = 0; i < n; i++) {
         int c = acts[i];
