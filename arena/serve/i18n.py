@@ -7,8 +7,6 @@ describes), one sentence per rule, so it says what the server actually plays.
 
 from __future__ import annotations
 
-from typing import Any
-
 from arena.game.variants import RuleSet
 
 LANGS = ("en", "bg")
@@ -351,7 +349,3 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
     ]
     out.append(("Winning" if not bg else "Победа", win))
     return out
-
-
-def page_strings(lang: str) -> dict[str, Any]:
-    return {"lang": lang, "t": strings(lang), "langs": LANGS}
