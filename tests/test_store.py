@@ -104,6 +104,23 @@ def _sql_transcript(path: Path, match_id: str, seat: int) -> tuple[list[Any], st
     return entries, zlib.decompress(stderr).decode("utf-8", "surrogatepass") if stderr else ""
 
 
+def _same_but_rebuilt(sql: tuple[list[Any], str], full: tuple[list[Any], str]) -> None:
+    """What plain SQL and one decompress call give is the transcript with each line the store rebuilds
+    marked: ``=`` a referee line (with its first word for the lines that say where the transcript is), ``~``
+    a reply that is the recorded action; every time, every other line and stderr as they are."""
+    (entries, stderr), (lines, want_stderr) = sql, full
+    assert stderr == want_stderr and len(entries) == len(lines)
+    for (ms, d, text), (want_ms, want_d, want_text) in zip(entries, lines, strict=True):
+        assert ms == want_ms
+        if d == "=":
+            assert want_d == ">" and want_text.partition(" ")[0] == (text or want_text.partition(" ")[0])
+        elif d == "~":
+            assert want_d == "<" and text == "" and want_text.split()[0] in ("play", "close", "marriage", "exchange",
+                                                                             "declare")
+        else:
+            assert [d, text] == [want_d, want_text]
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, list[MatchRecord], Path]:
     tmp = tmp_path_factory.mktemp("store")
@@ -132,7 +149,7 @@ def test_every_transcript_line_stderr_byte_and_think_time_comes_back(
             assert got.transcript == _as_stored(rec.transcripts[seat]), (rec.match_id, seat)
             assert got.stderr == rec.stderr[seat], (rec.match_id, seat)
             assert list(got.think_ms) == rec.think_ms[seat]
-            assert _sql_transcript(tmp / "arena.db", rec.match_id, seat) == (got.transcript, got.stderr)
+            _same_but_rebuilt(_sql_transcript(tmp / "arena.db", rec.match_id, seat), (got.transcript, got.stderr))
     # what each hostile bot left is really there, whole
     flood = by_bot["flood"].stderr[0]
     assert flood.startswith("stderr_flood: startup: 5242880 bytes follow\n")
@@ -259,8 +276,15 @@ def test_the_recipe_in_database_md_prints_a_transcript(hostile: tuple[Store, lis
     store, records, tmp = hostile
     doc = (ROOT / "docs" / "DATABASE.md").read_text()
     code = re.search(r"python3 -c '\n(.*?)\n' reports/demo/arena\.db", doc, re.S)
+    assert "arena transcript reports/demo/arena.db" in doc
     assert code is not None
     rec = records[-1]
     out = subprocess.run([sys.executable, "-c", code.group(1), str(tmp / "arena.db"), rec.match_id, "0"],
                          capture_output=True, text=True, timeout=60, check=True).stdout
-    assert out.splitlines() == [f"{ms / 1:10.3f} {d} {t}" for ms, d, t in store.seats(rec.match_id)[0].transcript]
+    stored, _ = _sql_transcript(tmp / "arena.db", rec.match_id, 0)
+    assert out.splitlines() == [f"{ms / 1:10.3f} {d} {t}" for ms, d, t in stored]
+    assert sum(d == "=" for _, d, _ in stored) > len(stored) / 2  # the lines the record gives back are marks
+    full = subprocess.run([sys.executable, "-m", "arena", "transcript", str(tmp / "arena.db"), rec.match_id,
+                           "--seat", "0"], capture_output=True, text=True, timeout=60, check=True).stdout
+    want = [f"{ms / 1:10.3f} {d} {t}" for ms, d, t in store.seats(rec.match_id)[0].transcript]
+    assert full.splitlines()[:len(want)] == want and want[2].startswith(f"{stored[2][0]:10.3f} > match ")

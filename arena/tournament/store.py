@@ -30,7 +30,10 @@ import sqlite_utils
 
 from arena.errors import StoreError
 from arena.game.hand import parse_seat_action
+from arena.game.variants import RuleSet
+from arena.referee import script as referee_script
 from arena.referee.record import MatchRecord, MatchSpec
+from arena.referee.script import SeatScript
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
 from arena.tournament.build import BotProvenance
 
@@ -68,7 +71,7 @@ def is_disk_full(error: BaseException) -> bool:
 # `dictionaries`), which holds the rules line, the message shapes and the bots' habits, so each later match
 # stores little more than its cards, actions and timings.
 ZLIB_LEVEL = 6  # 9 saves under 1% here and costs twice the time
-DICTIONARY_MIN = 8192  # bytes of transcript a match needs before it becomes the dictionary
+DICTIONARY_MIN = 1024  # bytes of transcript a match needs before it becomes the dictionary
 DICTIONARY_MAX = 32768  # zlib's window: a longer dictionary is cut to its end
 
 
@@ -93,13 +96,28 @@ def _encode_text(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")  # any str, lone surrogates too, comes back as it was
 
 
-def _transcript_payload(entries: Sequence[Any]) -> bytes:
+# A referee line that `arena.referee.script` rebuilds is stored as this mark, followed by the line's first
+# word where it says where a transcript is ("=turn", "=deal"; an event's is left out: it would take a fifth
+# of what a match stores); the payload's "script" holds what the rebuild needs beyond the record
+# (docs/DATABASE.md).
+REBUILT = "="
+REPLY = "~"  # a bot's reply that is its recorded action's protocol text ("play Th"), also rebuilt
+_NAMED = frozenset({"match", "deal", "turn", "deal-end", "match-end"})
+
+
+def _transcript_payload(entries: Sequence[Any], script: SeatScript | None = None,
+                        script_lines: Sequence[str] = (), replies: Sequence[str] = ()) -> bytes:
     """A transcript as stored (before compression): JSON ``{"us": [...], "lines": [...]}``, where ``us`` holds
     each entry's time as the microseconds since the previous entry and ``lines`` each entry's direction
-    followed by its text. Entries it cannot hold exactly are stored as their plain JSON list."""
+    followed by its text. Given the seat's ``script`` and the referee lines and replies it gives, each
+    referee line that is the script's next one is stored as ``REBUILT`` (and its first word, see ``_NAMED``)
+    and each reply that is the next one as ``REPLY``, and the payload has ``"script"``. Entries it cannot
+    hold exactly are stored as their plain JSON list."""
     us: list[int] = []
     lines: list[str] = []
     prev = 0
+    expected, expected_replies = iter(script_lines), iter(replies)
+    want, want_reply = next(expected, None), next(expected_replies, None)
     try:
         for ms, direction, text in entries:
             v = round(ms * 1000)
@@ -107,10 +125,69 @@ def _transcript_payload(entries: Sequence[Any]) -> bytes:
                 raise ValueError
             us.append(v - prev)
             prev = v
-            lines.append(direction + text)
+            if direction == ">" and text == want:
+                word = text.partition(" ")[0]
+                lines.append(REBUILT + word if word in _NAMED else REBUILT)
+                want = next(expected, None)
+            elif direction == "<" and text == want_reply:
+                lines.append(REPLY)
+                want_reply = next(expected_replies, None)
+            else:
+                lines.append(direction + text)
     except (TypeError, ValueError):
         return _encode_text(json.dumps(entries, ensure_ascii=False))
-    return _encode_text(json.dumps({"us": us, "lines": lines}, ensure_ascii=False, separators=(",", ":")))
+    payload: dict[str, Any] = {"us": us, "lines": lines}
+    if script is not None and (script_lines or replies):
+        payload["script"] = script.to_json()
+    return _encode_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+
+
+# The deals table holds a deal compactly (docs/DATABASE.md, `deals`): the deck as its cards' names run
+# together (`9dQsAs...`), and a play as its seat and card (`1:Ts`); every other action as `<seat>:<token>`
+# (`0:close`, `1:marriage:Qh`). `StoredDeal` gives them back in the record's own form (`9d Qs As`,
+# `1:play:Ts`), which a database written before migration 004 holds.
+def _deck_column(deck: str) -> str:
+    return deck.replace(" ", "")
+
+
+def _deck_text(column: str) -> str:
+    return column if " " in column else " ".join(column[i:i + 2] for i in range(0, len(column), 2))
+
+
+def _actions_column(actions: Iterable[str]) -> str:
+    return " ".join(a.replace(":play:", ":", 1) for a in actions)
+
+
+def _action_texts(column: str) -> tuple[str, ...]:
+    """The actions of a deals row, each ``<seat>:<token>``."""
+    return tuple(f"{a[:2]}play:{a[2:]}" if len(a) == 4 and a[1] == ":" else a for a in column.split())
+
+
+def _rules_or_none(text: str) -> RuleSet | None:
+    try:
+        return RuleSet.from_dict(json.loads(text))
+    except Exception:  # noqa: BLE001 - rules this arena cannot read: nothing is rebuilt
+        return None
+
+
+def _rebuilt_payloads(rules: RuleSet | None, match_id: str, bots: Sequence[str],
+                      deals: Sequence[tuple[int | None, str, Sequence[str]]], think_ms: Sequence[Sequence[float]],
+                      reason: str, entries: Sequence[Sequence[Any]]) -> list[bytes]:
+    """Both seats' payloads, each referee line that the script rebuilds left out (see `_transcript_payload`)."""
+    scripts = [_seat_script(e) for e in entries]
+    if rules is None or not any(scripts):
+        return [_transcript_payload(entries[seat]) for seat in (0, 1)]
+    rebuilt = referee_script.match_script(rules, match_id, bots, deals, think_ms, scripts, reason)
+    return [_transcript_payload(entries[seat], scripts[seat], rebuilt.referee[seat], rebuilt.replies[seat])
+            for seat in (0, 1)]
+
+
+def _seat_script(entries: Sequence[Any]) -> SeatScript | None:
+    """What the seat's rebuilt lines depend on, from the first ``turn`` line it was sent."""
+    for entry in entries:
+        if entry[1] == ">" and entry[2].startswith("turn "):
+            return SeatScript.of_turn_line(entry[2])
+    return None
 
 
 def _payload_of_json(text: str | None) -> bytes:
@@ -122,13 +199,33 @@ def _payload_of_json(text: str | None) -> bytes:
     return _transcript_payload(value) if isinstance(value, list) else _encode_text(text or "")
 
 
-def _transcript_entries(text: str) -> list[Any] | str:
-    """The transcript a payload holds: ``[ms, direction, text]`` entries, or the stored text if it is not one."""
+def _transcript_entries(text: str) -> tuple[list[Any] | str, SeatScript | None]:
+    """The transcript a payload holds: ``[ms, direction, text]`` entries (a rebuilt referee line still as
+    ``REBUILT`` and its first word), or the stored text if it is not one; and the seat's script."""
     value = _json(text, [])
     if isinstance(value, dict) and isinstance(value.get("us"), list) and isinstance(value.get("lines"), list):
         times = accumulate(value["us"])
-        return [[t / 1000, line[:1], line[1:]] for t, line in zip(times, value["lines"], strict=False)]
-    return value if isinstance(value, list | str) else text
+        entries = [[t / 1000, line[:1], line[1:]] for t, line in zip(times, value["lines"], strict=False)]
+        return entries, SeatScript.from_json(value.get("script"))
+    return (value if isinstance(value, list | str) else text), None
+
+
+def _fill_rebuilt(entries: list[Any] | str, referee: Sequence[str] | None, replies: Sequence[str]) -> list[Any] | str:
+    """The entries with each rebuilt line in full: the seat's ``referee`` lines and ``replies`` in order.
+    With ``referee=None`` a rebuilt referee line is ``[ms, ">", word]``: its first word if that is
+    ``match``, ``deal``, ``turn``, ``deal-end`` or ``match-end``, else ``""``."""
+    if isinstance(entries, str):
+        return entries
+    lines, answers = iter(referee or ()), iter(replies)
+    for entry in entries:
+        if entry[1] == REBUILT:
+            entry[1] = ">"
+            if referee is not None:
+                entry[2] = next(lines, "")
+        elif entry[1] == REPLY:
+            entry[1] = "<"
+            entry[2] = next(answers, "")
+    return entries
 
 
 def _dictionary(payloads: Sequence[bytes]) -> bytes:
@@ -182,10 +279,10 @@ class _Codec:
                  dict_id) for seat, bot, payload, stderr in seats]
 
     def read(self, lines: bytes | str | None, stderr: bytes | str | None, dict_id: int | None
-             ) -> tuple[list[Any] | str, str]:
-        """A stored transcript row's entries and stderr."""
+             ) -> tuple[list[Any] | str, SeatScript | None, str]:
+        """A stored transcript row's entries (rebuilt lines not filled in), its script, and its stderr."""
         text = _unpack(lines, self.dictionary(dict_id) if isinstance(lines, bytes) else None)
-        return _transcript_entries(text), _unpack(stderr)
+        return (*_transcript_entries(text), _unpack(stderr))
 
 
 def _m001_initial(db: sqlite_utils.Database) -> None:
@@ -289,10 +386,61 @@ def _m003_bot_kind(db: sqlite_utils.Database) -> None:
     db.conn.execute("ALTER TABLE bots ADD COLUMN kind TEXT NOT NULL DEFAULT 'bot'")
 
 
+def _m004_rebuilt_lines(db: sqlite_utils.Database) -> None:
+    """Transcripts keep only what the record does not give back (arena.referee.script), a deal's deck and
+    actions are written compactly, and the tables with a row per deal or seat are WITHOUT ROWID, which
+    stores their key once instead of in a table and an index: a demo match goes from some 12 kB to 4."""
+    conn = db.conn
+    if not conn.in_transaction:
+        conn.execute("BEGIN")
+    for table in ("deals", "seats", "transcripts"):
+        (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).fetchone()
+        head, paren, rest = sql.partition("(")
+        conn.execute(f'CREATE TABLE "{table}_new" {paren}{rest} WITHOUT ROWID')
+        conn.execute(f'INSERT INTO "{table}_new" SELECT * FROM "{table}"')
+        conn.execute(f'DROP TABLE "{table}"')
+        conn.execute(f'ALTER TABLE "{table}_new" RENAME TO "{table}"')
+    codec = _Codec(conn)
+    rules_of: dict[str, RuleSet | None] = {}
+    new_dict: int | None = None
+    matches = conn.execute(
+        "SELECT m.id, m.seat0, m.seat1, m.reason, t.rules FROM matches m JOIN tournaments t ON t.name = m.tournament "
+        "WHERE m.status = 'done' ORDER BY m.ord").fetchall()
+    for match_id, seat0, seat1, reason, rules_text in matches:
+        if rules_text not in rules_of:
+            rules_of[rules_text] = _rules_or_none(rules_text)
+        rows = conn.execute("SELECT seat, bot, lines, stderr, dict FROM transcripts WHERE match_id = ? ORDER BY seat",
+                            [match_id]).fetchall()
+        if [r[0] for r in rows] != [0, 1]:
+            continue
+        entries = [codec.read(lines, None, dict_id)[0] for _, _, lines, _, dict_id in rows]
+        if not all(isinstance(e, list) for e in entries):
+            continue
+        think = {seat: _think_ms(t) for seat, t in conn.execute(
+            "SELECT seat, think_ms FROM seats WHERE match_id = ?", [match_id])}
+        deals = [(dealer, deck or "", (actions or "").split()) for dealer, deck, actions in conn.execute(
+            "SELECT dealer, deck, actions FROM deals WHERE match_id = ? ORDER BY idx", [match_id])]  # the old form
+        payloads = _rebuilt_payloads(rules_of[rules_text], match_id, (seat0, seat1), deals,
+                                     (think.get(0, []), think.get(1, [])), reason or "target", entries)
+        if new_dict is None and sum(map(len, payloads)) >= DICTIONARY_MIN:
+            # the old dictionary holds full lines: one from what is now stored compresses much better
+            data = _dictionary(payloads)
+            new_dict = conn.execute("INSERT INTO dictionaries (data) VALUES (?)", [data]).lastrowid
+            codec.dicts[new_dict] = data  # type: ignore[index]  # lastrowid of an INSERT is an int
+        conn.executemany("UPDATE transcripts SET lines = ?, dict = ? WHERE match_id = ? AND seat = ?",
+                         [(_pack(payloads[seat], codec.dictionary(new_dict)), new_dict, match_id, seat)
+                          for seat in (0, 1)])
+    conn.execute("DELETE FROM dictionaries WHERE id NOT IN (SELECT dict FROM transcripts WHERE dict IS NOT NULL)")
+    conn.executemany("UPDATE deals SET deck = ?, actions = ? WHERE match_id = ? AND idx = ?", [
+        (_deck_column(deck or ""), _actions_column((actions or "").split()), match_id, idx)
+        for match_id, idx, deck, actions in conn.execute("SELECT match_id, idx, deck, actions FROM deals").fetchall()])
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_compact", _m002_compact),
     ("003_bot_kind", _m003_bot_kind),
+    ("004_rebuilt_lines", _m004_rebuilt_lines),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -314,6 +462,7 @@ class Store:
             # only a power cut may lose the last ones, which a resume then plays again.
             conn.execute("PRAGMA synchronous=NORMAL")
             self.codec = _Codec(conn)
+            self._rules: dict[str, RuleSet | None] = {}  # by the tournament's rules text
             self._migrate()
         except sqlite3.DatabaseError as e:
             if is_disk_full(e):
@@ -359,7 +508,7 @@ class Store:
                 with self._transaction():
                     migrate(db)
                     db.table("_migrations").insert({"name": name, "applied_at": _now()})
-                converted = converted or (bool(done) and name == "002_compact")
+                converted = converted or (bool(done) and name in ("002_compact", "004_rebuilt_lines"))
         if converted:
             db.conn.execute("VACUUM")  # give the space an older schema took back to the file system
 
@@ -447,6 +596,13 @@ class Store:
             pending = self.count(name, "pending") + self.count(name, "running")
             self.db.table("tournaments").update(name, {"status": "done" if not pending else "running",
                                                  "updated_at": _now()})
+        if not pending:
+            # Rows keyed by match id arrive in no order, which leaves their pages a third empty; a finished
+            # tournament is written once more, densely (a demo database shrinks by a tenth).
+            try:
+                self.db.conn.execute("VACUUM")
+            except sqlite3.OperationalError:
+                pass  # a reader holds the file (a report being rendered): it stays as it is, whole
 
     # ----------------------------------------------------------------- matches
     def pending(self, name: str) -> list[MatchSpec]:
@@ -464,7 +620,11 @@ class Store:
         ``executemany``)."""
         mid = rec.match_id
         term = next((t for t in rec.terminations if t.kind == rec.reason), None)
-        payloads = [_transcript_payload(rec.transcripts[seat]) for seat in (0, 1)]  # outside the write lock
+        context = self._match_context(mid)
+        rules = None if context is None or context[0].to_dict() != rec.rules or context[1] != tuple(rec.bots) \
+            else context[0]  # a later read rebuilds from what the database has: no rebuilt lines if it differs
+        payloads = _rebuilt_payloads(rules, mid, rec.bots, [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals],
+                                     rec.think_ms, str(rec.reason), rec.transcripts)  # outside the write lock
         run, many = self.db.conn.execute, self.db.conn.executemany
         try:
             with self._transaction():
@@ -474,7 +634,7 @@ class Store:
                     "INSERT INTO deals (match_id, idx, dealer, trump, deck, actions, winner, game_points, reason, "
                     "points0, points1, tricks0, tricks1, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (mid, i, d["dealer"], d["trump"], d["deck"], " ".join(d["actions"]),  # each 0:play:Th
+                        (mid, i, d["dealer"], d["trump"], _deck_column(d["deck"]), _actions_column(d["actions"]),
                          d["winner"], d["game_points"], d["reason"], *(d["points"] or (None, None)),
                          *(d["tricks"] or (None, None)), int(bool(d.get("forfeit"))))
                         for i, d in enumerate(rec.deals)
@@ -515,6 +675,19 @@ class Store:
         except BaseException:
             self.codec.forget()
             raise
+
+    def _match_context(self, match_id: str) -> tuple[RuleSet, tuple[str, str], str | None] | None:
+        """The rules, bots by seat and reason a match's rebuilt lines are made from, as the database has them."""
+        row = self.db.conn.execute(
+            "SELECT t.rules, m.seat0, m.seat1, m.reason FROM matches m JOIN tournaments t ON t.name = m.tournament "
+            "WHERE m.id = ?", [match_id]).fetchone()
+        if row is None:
+            return None
+        text, seat0, seat1, reason = row
+        if text not in self._rules:
+            self._rules[text] = _rules_or_none(text)
+        rules = self._rules[text]
+        return None if rules is None else (rules, (seat0, seat1), reason)
 
     # ----------------------------------------------------------------- arena serve: games added as they start
     def open_games(self, name: str, rules: dict[str, Any], config_path: str, config_text: str) -> None:
@@ -626,14 +799,43 @@ class Store:
             "SELECT t.* FROM terminations t JOIN matches m ON m.id = t.match_id "
             "WHERE m.tournament = ? AND m.status = 'done' ORDER BY m.ord, t.id", [tournament])]
 
-    def seats(self, match_id: str) -> list[StoredSeat]:
-        """A match's seats (with their transcripts), by seat; a seat with neither row is left out."""
+    def seats(self, match_id: str, referee_lines: bool = True) -> list[StoredSeat]:
+        """A match's seats (with their transcripts), by seat; a seat with neither row is left out.
+
+        The referee lines the database does not keep are rebuilt from the match's record, which replays the
+        match; with ``referee_lines=False`` a rebuilt referee line is only its first word if that is
+        ``match``, ``deal``, ``turn``, ``deal-end`` or ``match-end`` (``[ms, ">", "turn"]``), else ``""`` (an
+        event): all some readers need (the bots' own lines, the times), at a fraction of the cost."""
         seats = {r["seat"]: r for r in self.db.query("SELECT * FROM seats WHERE match_id = ?", [match_id])}
         transcripts = {seat: (bot, *self.codec.read(lines, stderr, dict_id))
                        for seat, bot, lines, stderr, dict_id in self.db.conn.execute(
                            "SELECT seat, bot, lines, stderr, dict FROM transcripts WHERE match_id = ?", [match_id])}
-        return [_stored_seat(s, seats.get(s, {}), transcripts.get(s, (None, [], "")))
-                for s in sorted(set(seats) | set(transcripts))]
+        scripts = [transcripts[s][2] if s in transcripts else None for s in (0, 1)]
+        referee: tuple[list[str], list[str]] | None = None
+        replies: tuple[list[str], list[str]] = ([], [])
+        if any(scripts):
+            deals = [(d.dealer, d.deck, d.actions) for d in self.deals(match_id)]
+            context = self._match_context(match_id) if referee_lines else None
+            if context is not None:
+                rules, bots, reason = context
+                rebuilt = referee_script.match_script(
+                    rules, match_id, bots, deals, [_think_ms(seats.get(s, {}).get("think_ms")) for s in (0, 1)],
+                    scripts, reason or "target")
+                referee, replies = rebuilt.referee, rebuilt.replies
+            else:  # the k-th rebuilt reply is the seat's k-th action: no replay needed
+                try:
+                    for _, _, actions in deals:
+                        for text in actions:
+                            seat, action = parse_seat_action(text)
+                            replies[seat].append(str(action))
+                except ValueError:
+                    pass  # a hand-edited database: the replies up to there
+        out = []
+        for s in sorted(set(seats) | set(transcripts)):
+            bot, entries, _, stderr = transcripts.get(s, (None, [], None, ""))
+            filled = _fill_rebuilt(entries, None if referee is None else referee[s], replies[s] if s < 2 else [])
+            out.append(_stored_seat(s, seats.get(s, {}), (bot, filled, stderr)))
+        return out
 
     def hellos(self, tournament: str) -> dict[str, dict[str, Any]]:
         """Per bot, what it said of itself in its last handshake (name and extras) in the finished matches;
@@ -757,8 +959,8 @@ class StoredDeal:
         """A deal from a row of the deals table (a missing column reads as NULL)."""
         get = row.get
         return cls(
-            idx=get("idx") or 0, dealer=get("dealer"), trump=get("trump"), deck=get("deck") or "",
-            actions=tuple((get("actions") or "").split()), winner=get("winner"), game_points=get("game_points"),
+            idx=get("idx") or 0, dealer=get("dealer"), trump=get("trump"), deck=_deck_text(get("deck") or ""),
+            actions=_action_texts(get("actions") or ""), winner=get("winner"), game_points=get("game_points"),
             reason=get("reason"), points=(get("points0"), get("points1")), tricks=(get("tricks0"), get("tricks1")),
             forfeit=bool(get("forfeit")),
         )

@@ -1,0 +1,101 @@
+"""The referee lines the database does not keep (arena.referee.script): for real matches of every preset, a
+protocol 1.0 and a 1.1 bot, a time bank that decisions draw on, and bot processes reused across matches,
+the store gives back every transcript exactly as the referee recorded it, while keeping almost none of the
+referee's lines and none of the replies that are the recorded actions. `arena transcript` prints them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.api import run_tournament
+from arena.referee.record import MatchRecord
+from arena.tournament.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+
+def _config(tmp: Path, variant: str, reuse: bool) -> Path:
+    path = tmp / f"{variant}-{reuse}.yaml"
+    path.write_text(
+        f"name: script-{variant}\nvariant: {variant}\nformat: round-robin\nrounds: 2\nseed: 11\n"
+        f"reuse_bots: {str(reuse).lower()}\nsandbox: none\nconcurrency: 2\n"
+        # a 1 ms move limit and a bank: Python bots often take longer, so the bank= they are sent changes
+        "time:\n  move: 1ms\n  bank: 20s\n  handshake: 10s\n"
+        f"output:\n  database: {tmp / f'{variant}-{reuse}.db'}\n"
+        "bots:\n"
+        f"  - name: greedy\n    command: {sys.executable} {ROOT / 'bots' / 'greedy.py'}\n"
+        f"  - name: tracker\n    command: {sys.executable} {BOTS / 'tracker11.py'} 5\n"
+    )
+    return path
+
+
+def _payloads(db: Path) -> list[dict[str, Any]]:
+    """Every stored transcript as plain SQL and one decompress call give it (docs/DATABASE.md)."""
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT t.lines, d.data FROM transcripts t LEFT JOIN dictionaries d ON d.id = t.dict"
+                           ).fetchall()
+    finally:
+        con.close()
+    return [json.loads(zlib.decompressobj(zdict=zd or b"").decompress(blob)) for blob, zd in rows]
+
+
+@pytest.mark.parametrize(("variant", "reuse"), [("santase", False), ("sixty-six", True), ("schnapsen", False)])
+def test_every_transcript_comes_back_from_the_record(tmp_path: Path, variant: str, reuse: bool) -> None:
+    records: list[MatchRecord] = []
+    outcome = run_tournament(_config(tmp_path, variant, reuse), report=False,
+                             on_progress=lambda _, rec: records.append(rec) if rec is not None else None)
+    assert len(records) == 4 and not any(rec.terminations for rec in records)
+    versions = set()
+    banks = set()
+    store = Store.open_existing(outcome.database)
+    try:
+        for rec in records:
+            for seat in store.seats(rec.match_id):
+                assert seat.transcript == json.loads(json.dumps(rec.transcripts[seat.seat])), (rec.match_id, seat)
+                turns = [t for _, d, t in rec.transcripts[seat.seat] if d == ">" and t.startswith("turn ")]
+                versions.add("led_marriage=" in turns[0])
+                banks.update(t.partition(" bank=")[2].split(" ")[0] for t in turns)
+            # without the referee's lines (no replay): the bots' own lines and every time, as recorded
+            for seat in store.seats(rec.match_id, referee_lines=False):
+                original = rec.transcripts[seat.seat]
+                assert [e[0] for e in seat.transcript] == [e[0] for e in original]
+                assert [e[1:] for e in seat.transcript if e[1] != ">"] == [list(e[1:]) for e in original if e[1] != ">"]
+    finally:
+        store.close()
+    assert versions == {True, False}  # greedy speaks 1.0, tracker 1.1
+    assert len(banks) > 2  # the bank was drawn on, and each bank= came back from the stored think times
+    payloads = _payloads(outcome.database)
+    lines = [line for p in payloads for line in p["lines"]]
+    kept = [line for line in lines if line[0] in "<>"]
+    assert all("script" in p for p in payloads)
+    # what is kept: the handshakes, `quit`, and nothing a replay gives back
+    assert len(kept) < len(lines) / 20, kept[:20]
+    assert not any(line.startswith((">turn", ">play", "<play")) for line in kept)
+
+
+def test_arena_transcript_prints_a_match(tmp_path: Path) -> None:
+    records: list[MatchRecord] = []
+    outcome = run_tournament(_config(tmp_path, "santase", False), report=False,
+                             on_progress=lambda _, rec: records.append(rec) if rec is not None else None)
+    rec = records[-1]
+    run = subprocess.run([sys.executable, "-m", "arena", "transcript", str(outcome.database), rec.match_id,
+                          "--seat", "1"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    want = [f"{ms:10.3f} {d} {text}" for ms, d, text in rec.transcripts[1]]
+    assert run.stdout.splitlines()[:len(want)] == want
+    if rec.stderr[1]:
+        assert rec.stderr[1].splitlines()[0] in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "arena", "transcript", str(outcome.database), "no-such-match"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "no-such-match" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
