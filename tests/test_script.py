@@ -6,18 +6,28 @@ referee's lines and none of the replies that are the recorded actions. `arena tr
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import subprocess
 import sys
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from arena.api import run_tournament
-from arena.referee.record import MatchRecord
+from arena.game import preset
+from arena.game.variants import RuleSet
+from arena.referee.channel import ChannelBot
+from arena.referee.clock import TimeControl
+from arena.referee.match import Player, play_match
+from arena.referee.process import BotSpec
+from arena.referee.record import MatchRecord, MatchSpec
 from arena.tournament.store import Store
+from tests.test_game_properties import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -99,3 +109,55 @@ def test_arena_transcript_prints_a_match(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no-such-match" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------- every rule switch, in process
+def _channel_player(name: str, version: str, seed: int) -> Player:
+    """A seat played in this process (the ChannelBot arena serve uses for people): a seeded random legal
+    action at every turn, any of them (declarations, closes, exchanges, marriages)."""
+    rng = random.Random(seed)
+
+    def connect() -> ChannelBot:
+        def on_lines(lines: Sequence[str]) -> None:
+            for line in lines:
+                if line.startswith("arena "):
+                    bot.reply(f"bot {version} {name}")
+                elif line.startswith("turn "):
+                    legal = line.rpartition(" legal=")[2].split(",")
+                    bot.reply(rng.choice(legal).replace(":", " "))
+                elif line == "quit":
+                    bot.exit()
+
+        bot = ChannelBot(name, on_lines)
+        return bot
+
+    return Player(BotSpec(name, ("in-process",), sandbox="none"), TimeControl(move_ms=0, bank_ms=10_000),
+                  connect=connect)
+
+
+RULE_SETS = [preset("santase"), preset("sixty-six"), preset("schnapsen"), *VARIANTS]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name + str(RULE_SETS.index(r)))
+def test_the_script_follows_the_referee_under_every_switch(tmp_path: Path, rules: RuleSet) -> None:
+    rules = rules.with_overrides({"match_target": 7})
+    store = Store(tmp_path / "arena.db")
+    specs = [MatchSpec(f"m{i}", ("a", "b"), i, 0, "a", "b", deal_seed=100 + i, match_seed=i, order=i)
+             for i in range(4)]
+    store.begin("t", "t.yaml", "name: t\n", "h", rules.to_dict(), 1, "round-robin", specs, [])
+    records = []
+    for i, spec in enumerate(specs):
+        players = (_channel_player("a", "1.1" if i % 2 else "1", i), _channel_player("b", "1.1", 50 + i))
+        rec = trio.run(play_match, spec.match_id, players, rules, spec.deal_seed, spec.match_seed)
+        assert not rec.terminations
+        store.save(rec)
+        records.append(rec)
+    kinds = {line.split(" ")[0] for rec in records for _, d, line in rec.transcripts[0] if d == ">"}
+    assert {"turn", "play", "trick", "deal-end"} <= kinds
+    for rec in records:
+        for seat in store.seats(rec.match_id):
+            assert seat.transcript == json.loads(json.dumps(rec.transcripts[seat.seat])), (rec.match_id, seat.seat)
+            assert list(seat.think_ms) == rec.think_ms[seat.seat]
+    lines = [line for p in _payloads(tmp_path / "arena.db") for line in p["lines"]]
+    assert sum(line[0] in "<>" for line in lines) < len(lines) / 20
+    store.close()

@@ -200,14 +200,34 @@ def _payload_of_json(text: str | None) -> bytes:
 
 
 def _transcript_entries(text: str) -> tuple[list[Any] | str, SeatScript | None]:
-    """The transcript a payload holds: ``[ms, direction, text]`` entries (a rebuilt referee line still as
-    ``REBUILT`` and its first word), or the stored text if it is not one; and the seat's script."""
+    """The transcript a payload holds: ``[ms, direction, text]`` entries (a rebuilt line still as its mark),
+    or the stored text if it is not one; and the seat's script."""
     value = _json(text, [])
     if isinstance(value, dict) and isinstance(value.get("us"), list) and isinstance(value.get("lines"), list):
         times = accumulate(value["us"])
         entries = [[t / 1000, line[:1], line[1:]] for t, line in zip(times, value["lines"], strict=False)]
         return entries, SeatScript.from_json(value.get("script"))
     return (value if isinstance(value, list | str) else text), None
+
+
+def _think_of(entries: list[Any] | str) -> list[float] | None:
+    """A seat's think times as its transcript gives them, when every reply is a rebuilt one: the k-th is
+    the time from the last ``turn`` line to the k-th reply (the referee measures it so); None otherwise."""
+    if isinstance(entries, str):
+        return None
+    out: list[float] = []
+    turn = None
+    for ms, direction, text in entries:
+        if direction == REPLY:
+            if turn is None:
+                return None
+            out.append(round(ms - turn, 3))
+            turn = None
+        elif direction == "<" and not text.startswith(("info", "bot ")):
+            return None  # a line that may have been a reply, kept as it was: no telling
+        elif (direction == REBUILT and text == "turn") or (direction == ">" and text.startswith("turn ")):
+            turn = ms
+    return out
 
 
 def _fill_rebuilt(entries: list[Any] | str, referee: Sequence[str] | None, replies: Sequence[str]) -> list[Any] | str:
@@ -625,6 +645,8 @@ class Store:
             else context[0]  # a later read rebuilds from what the database has: no rebuilt lines if it differs
         payloads = _rebuilt_payloads(rules, mid, rec.bots, [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals],
                                      rec.think_ms, str(rec.reason), rec.transcripts)  # outside the write lock
+        # a seat's think times are not stored when its transcript gives them back (`_think_of`)
+        derived = [_think_of(_transcript_entries(p.decode("utf-8", "surrogatepass"))[0]) for p in payloads]
         run, many = self.db.conn.execute, self.db.conn.executemany
         try:
             with self._transaction():
@@ -649,7 +671,8 @@ class Store:
                     "INSERT INTO seats (match_id, seat, bot, think_ms, think_median_ms, think_max_ms, decisions, "
                     "hello) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (mid, seat, rec.bots[seat], _pack(json.dumps(think).encode()),
+                        (mid, seat, rec.bots[seat],
+                         None if derived[seat] == think else _pack(json.dumps(think).encode()),
                          statistics.median(think) if think else None, max(think) if think else None, len(think),
                          json.dumps(rec.bot_info[seat]))
                         for seat, think in enumerate(rec.think_ms)
@@ -771,10 +794,14 @@ class Store:
             terms.setdefault(match_id, []).append(TerminationFacts(bot, kind))
         think: dict[str, list[list[float]]] = {}
         if think_times:
-            for match_id, seat, think_ms in run("SELECT s.match_id, s.seat, s.think_ms FROM seats s "
-                                                f"WHERE s.match_id IN (SELECT m.id {done})", [tournament]):
+            for match_id, seat, think_ms, lines, dict_id in run(
+                    "SELECT s.match_id, s.seat, s.think_ms, CASE WHEN s.think_ms IS NULL THEN t.lines END, t.dict "
+                    "FROM seats s LEFT JOIN transcripts t ON t.match_id = s.match_id AND t.seat = s.seat "
+                    f"WHERE s.match_id IN (SELECT m.id {done})", [tournament]):
                 if seat in (0, 1):
-                    think.setdefault(match_id, [[], []])[seat] = _think_ms(think_ms)
+                    think.setdefault(match_id, [[], []])[seat] = (
+                        _think_ms(think_ms) if think_ms is not None or lines is None
+                        else _think_of(self.codec.read(lines, None, dict_id)[0]) or [])
         matches = run(f"SELECT m.id, m.seat0, m.seat1, m.winner_seat, m.score0, m.score1 {done} ORDER BY m.ord",
                       [tournament])
         return [
@@ -810,6 +837,8 @@ class Store:
         transcripts = {seat: (bot, *self.codec.read(lines, stderr, dict_id))
                        for seat, bot, lines, stderr, dict_id in self.db.conn.execute(
                            "SELECT seat, bot, lines, stderr, dict FROM transcripts WHERE match_id = ?", [match_id])}
+        think = {s: _think_ms(r.get("think_ms")) if r.get("think_ms") is not None or s not in transcripts
+                 else _think_of(transcripts[s][1]) or [] for s, r in seats.items()}
         scripts = [transcripts[s][2] if s in transcripts else None for s in (0, 1)]
         referee: tuple[list[str], list[str]] | None = None
         replies: tuple[list[str], list[str]] = ([], [])
@@ -819,7 +848,7 @@ class Store:
             if context is not None:
                 rules, bots, reason = context
                 rebuilt = referee_script.match_script(
-                    rules, match_id, bots, deals, [_think_ms(seats.get(s, {}).get("think_ms")) for s in (0, 1)],
+                    rules, match_id, bots, deals, [think.get(s, []) for s in (0, 1)],
                     scripts, reason or "target")
                 referee, replies = rebuilt.referee, rebuilt.replies
             else:  # the k-th rebuilt reply is the seat's k-th action: no replay needed
@@ -834,7 +863,7 @@ class Store:
         for s in sorted(set(seats) | set(transcripts)):
             bot, entries, _, stderr = transcripts.get(s, (None, [], None, ""))
             filled = _fill_rebuilt(entries, None if referee is None else referee[s], replies[s] if s < 2 else [])
-            out.append(_stored_seat(s, seats.get(s, {}), (bot, filled, stderr)))
+            out.append(_stored_seat(s, seats.get(s, {}), (bot, filled, stderr), think.get(s, [])))
         return out
 
     def hellos(self, tournament: str) -> dict[str, dict[str, Any]]:
@@ -1038,14 +1067,15 @@ def _stored_termination(r: Mapping[str, Any]) -> StoredTermination:
                              detail=r["detail"], line=r["line"], deal=r["deal"], at_ms=r["at_ms"])
 
 
-def _stored_seat(seat: int, s: Mapping[str, Any], t: tuple[str | None, list[Any] | str, str]) -> StoredSeat:
+def _stored_seat(seat: int, s: Mapping[str, Any], t: tuple[str | None, list[Any] | str, str],
+                 think_ms: Sequence[float]) -> StoredSeat:
     hello = _json(s.get("hello"), {})
     bot, lines, stderr = t
     return StoredSeat(
         seat=seat, bot=s.get("bot") or bot, decisions=s.get("decisions"),
         think_median_ms=s.get("think_median_ms"), think_max_ms=s.get("think_max_ms"),
         hello=hello if isinstance(hello, dict) else {}, transcript=lines, stderr=stderr,
-        think_ms=tuple(_think_ms(s.get("think_ms"))),
+        think_ms=tuple(think_ms),
     )
 
 
