@@ -129,7 +129,7 @@ def run(bots: int, pairs: int, budget: float, concurrency: int, reuse: bool, san
     report_bytes, report_files = _tree_bytes(tmp / "report")
     biggest = {name: _tree_bytes(tmp / "report" / name)[0] if (tmp / "report" / name).is_dir()
                else (tmp / "report" / name).stat().st_size
-               for name in ("index.html", "matches.html", "bots", "matches", "pairs", "data")}
+               for name in ("index.html", "matches.html", "bots", "data")}
     scheduled = len(schedule)
     scale = scheduled / max(1, done)
     return {

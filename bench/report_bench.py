@@ -55,9 +55,9 @@ def main() -> int:
     t0 = time.perf_counter()
     render_report(store, report, index_only=True)
     live = time.perf_counter() - t0
-    files = sum(1 for _ in report.rglob("*.html"))
+    files = sum(1 for f in report.rglob("*") if f.is_file())
     size = sum(f.stat().st_size for f in report.rglob("*")) / 1e6
-    print(f"{args.bots} bots, {args.matches} matches: full report {full:.1f} s ({files} pages, {size:.0f} MB), "
+    print(f"{args.bots} bots, {args.matches} matches: full report {full:.1f} s ({files} files, {size:.0f} MB), "
           f"index only {live:.2f} s")
     store.close()
     return 0

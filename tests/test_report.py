@@ -364,26 +364,33 @@ def standings_bots(report: Path) -> list[str]:
     return [r[1] for r in rows[1:]]
 
 
-def data_files(page: Path) -> list[Path]:
-    """The match data files (data/<id>.js) a page loads with <script src>."""
-    return [(page.parent / str(s["src"])).resolve() for s in parse(page).scripts if "/data/" in str(s.get("src"))]
-
-
-def match_data(page: Path) -> dict[str, Any]:
-    """A match page's data file: its replay and transcripts (arena.report.context.match_data_script)."""
-    (path,) = data_files(page)
-    match_id, data = ctx.read_match_data(path.read_text())
-    assert path.name == f"{ctx.file_name(match_id)}.js"
+def match_data(report: Path, match_id: str) -> dict[str, Any]:
+    """A match's data file, data/<id>.js: what the viewer shows of it (arena.report.context.match_data)."""
+    path = report / "data" / f"{ctx.file_name(match_id)}.js"
+    file, data = ctx.read_match_data(path.read_text())
+    assert file == ctx.file_name(match_id) and data["id"] == match_id
     return data
 
 
-def replay_data(page: Path) -> dict[str, Any]:
-    return match_data(page)["replay"]  # type: ignore[no-any-return]
+def replay_data(report: Path, store: Store, match_id: str) -> dict[str, Any]:
+    """The replay's steps as the viewer rebuilds them from the data file: the steps of the reference
+    replay (arena.report.context.replay, which the browser test compares the viewer's steps with) with the
+    data file's ``say`` entries put on their steps as report.js puts them."""
+    data = match_data(report, match_id)
+    m = next(x for x in store.matches(store.tournament_info().name) if x.match_id == match_id)
+    rules = ctx.rules_of(store.tournament_info().rules)
+    assert rules is not None
+    note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
+    steps = ctx.replay(rules, store.deals(match_id), m.seats, note)
+    for n, seat, ms, *extra in data["say"]:
+        entry = {"seat": seat, **({"ms": ms} if ms is not None else {}), **(extra[0] if extra else {})}
+        steps["steps"][n].setdefault("say", []).append(entry)
+    return steps
 
 
-def transcript_lines(page: Path, seat: int) -> list[str]:
-    """A seat's transcript as the match page prints it: ``ms direction text`` lines."""
-    (s,) = [s for s in match_data(page)["seats"] if s["seat"] == seat]
+def transcript_lines(report: Path, match_id: str, seat: int) -> list[str]:
+    """A seat's transcript as the viewer prints it: ``ms direction text`` lines."""
+    (s,) = [s for s in match_data(report, match_id)["seats"] if s["seat"] == seat]
     t = 0
     out = []
     for dt, line in zip(s["t"], s["lines"], strict=True):
@@ -395,10 +402,6 @@ def transcript_lines(page: Path, seat: int) -> list[str]:
 def list_rows(report: Path) -> dict[str, list[Any]]:
     """The rows of the matches list (data/matches.js) by match id."""
     return {r[1]: r for r in ctx.read_matches_data((report / "data" / "matches.js").read_text())}
-
-
-def match_page(report: Path, match_id: str) -> Path:
-    return report / "matches" / f"{ctx.file_name(match_id)}.html"
 
 
 # ------------------------------------------------------------------------------------------- real tournament
@@ -423,72 +426,124 @@ def test_index_has_standings_for_every_bot(real: tuple[Store, Path]) -> None:
 def test_all_links_resolve_and_nothing_is_remote(real: tuple[Store, Path]) -> None:
     _, report = real
     pages = list(report.rglob("*.html"))
-    assert len(pages) == 1 + 1 + 1 + 3 + 6 + 3  # index, rules, matches, bots, matches, pairs
+    assert len(pages) == 1 + 1 + 1 + 3 + 2  # index, rules, matches, bots, the match and pair viewers
+    viewed = set()
     for page in pages:
         p = parse(page)
         for ref in p.refs:
             assert not re.match(r"^[a-z]+:", ref) and not ref.startswith("//"), (page, ref)
-            target = ref.split("#")[0]
+            target, _, fragment = ref.partition("#")
             if target:
                 assert (page.parent / target).resolve().is_file(), (page, ref)
+            if target.endswith(("match.html", "pair.html")):  # the viewer, and the match it shows
+                assert (report / "data" / f"{fragment}.js").is_file(), (page, ref)
+                viewed.add(fragment)
         text = page.read_text()
         assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert "https://" not in text
-        for s in p.scripts:  # only our own script, the data files and the pair viewer's JSON
+        for s in p.scripts:  # only our own script and the list of matches (the viewer adds a data file)
             src = s.get("src") or ""
-            assert (src.endswith("static/report.js") or re.fullmatch(r"(\.\./)?data/[^/]+\.js", src)
-                    or s.get("type") == "application/json"), (page, s)
+            assert src.endswith("static/report.js") or src == "data/matches.js", (page, s)
+    assert viewed >= {"random-vs-greedy-p0-g0", "random-vs-garbage-p0-g0"}
+    assert len(list((report / "data").glob("*.js"))) == 6 + 1  # one per match, and the list of matches
     css = (report / "static" / "report.css").read_text()
     assert "url(" not in css and "@import" not in css
 
 
-def test_match_page_replay_has_one_step_per_action_plus_one_per_deal(real: tuple[Store, Path]) -> None:
+def test_each_match_s_data_has_one_action_per_stored_action_and_the_deals_as_stored(real: tuple[Store, Path]) -> None:
     store, report = real
     for m in store.matches("real"):
-        deals = list(store.db.query("SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [m.match_id]))
-        data = replay_data(match_page(report, m.match_id))
-        expected = sum(1 + len((d["actions"] or "").split()) for d in deals)
-        assert len(data["steps"]) == expected
+        data = match_data(report, m.match_id)
+        deals = store.deals(m.match_id)
         assert len(data["deals"]) == len(deals) == m.deals
-        assert data["bots"] == [m.spec.seat0, m.spec.seat1]
-        for d, info in zip(deals, data["deals"], strict=True):
-            first = data["steps"][info["first"]]
-            assert first["hands"] == info["dealt"]
-            assert [len(h.split()) for h in first["hands"]] == [6, 6]
-            assert first["points"] == [0, 0] and first.get("table", []) == []
-            last = data["steps"][info["first"] + info["steps"] - 1]
-            assert last.get("end") is True
-            if not d["forfeit"]:
-                assert last["points"] == [d["points0"], d["points1"]]
-                assert last["tricks"] == [d["tricks0"], d["tricks1"]]
-        final = data["steps"][-1]
+        assert data["m"]["bots"] == [m.spec.seat0, m.spec.seat1] and data["m"]["score"] == list(m.score)
+        for d, row in zip(data["deals"], deals, strict=True):
+            assert len(d["acts"]) == len(row.actions)  # one string of public events per action
+            assert [len(h.split()) for h in d["dealt"]] == [6, 6] and d["turned"] == row.trump
+            assert (d["winner"], d["gp"], d["reason"]) == (row.winner, row.game_points, row.reason)
+            if not row.forfeit:  # the points at the deal's end, as the rules count them
+                assert d["final"] == list(row.points)
+                assert d["acts"][-1].split()[-1] == f"e{row.winner}{row.game_points}"
+        steps = replay_data(report, store, m.match_id)["steps"]
+        assert len(steps) == sum(1 + len(row.actions) for row in deals)
         if m.reason == "target":
-            assert final["score"] == list(m.score)
+            assert steps[-1]["score"] == list(m.score)
 
 
-def test_match_page_links_the_duplicate_partner(real: tuple[Store, Path]) -> None:
+def test_match_data_links_the_duplicate_partner_and_the_neighbours(real: tuple[Store, Path]) -> None:
+    _, report = real
+    g0 = match_data(report, "random-vs-greedy-p0-g0")["m"]
+    assert g0["partner"] == {"id": "random-vs-greedy-p0-g1", "file": "random-vs-greedy-p0-g1", "same": True,
+                             "pair": True, "pair_id": "random-vs-greedy-p0",
+                             "result": match_data(report, "random-vs-greedy-p0-g1")["m"]["result"]}
+    assert match_data(report, "random-vs-greedy-p0-g1")["m"]["partner"]["id"] == "random-vs-greedy-p0-g0"
+    assert "prev" not in g0 and g0["next"]["id"] == "random-vs-greedy-p0-g1"
+    assert g0["sides"] == [0, 1] and match_data(report, "random-vs-greedy-p0-g1")["m"]["sides"] == [1, 0]
+
+
+def test_a_faulted_match_keeps_its_transcripts_the_others_only_what_the_replay_shows(real: tuple[Store, Path],
+                                                                                    tmp_path: Path) -> None:
     store, report = real
-    html = match_page(report, "random-vs-greedy-p0-g0").read_text()
-    assert 'href="../matches/random-vs-greedy-p0-g1.html"' in html
-    partner = match_page(report, "random-vs-greedy-p0-g1").read_text()
-    assert 'href="../matches/random-vs-greedy-p0-g0.html"' in partner
-    assert "Duplicate partner" in html and "different deals" not in html
-
-
-def test_match_page_shows_termination_and_transcripts(real: tuple[Store, Path]) -> None:
-    store, report = real
-    page = match_page(report, "random-vs-garbage-p0-g0")
-    text = page.read_text()
-    assert "malformed" in text and "hello world ~~~" in text
-    assert text.count('<details class="transcript">') == 2
-    seats = {s.seat: s for s in store.seats("random-vs-garbage-p0-g0")}
-    for seat in (0, 1):  # the transcripts are in the data file, every line as the database holds it
-        lines = transcript_lines(page, seat)
+    faulted = "random-vs-garbage-p0-g0"
+    data = match_data(report, faulted)
+    assert data["transcripts"] is True and data["m"]["forfeit"]["kind"] == "malformed"
+    seats = {s.seat: s for s in store.seats(faulted)}
+    for seat in (0, 1):  # every line as the database holds it
+        lines = transcript_lines(report, faulted, seat)
         assert lines[0].endswith("> arena 1 1.1")  # the handshake line of the transcript
         assert lines == [f"{round(ms * 10) / 10:10.1f} {d} {t}" for ms, d, t in seats[seat].transcript]
-    assert any("hello world ~~~" in line for seat in (0, 1) for line in transcript_lines(page, seat))
-    data = replay_data(page)
-    assert "forfeited" in "".join(p for p in data["steps"][-1]["label"] if isinstance(p, str))
+    assert any("hello world ~~~" in line for seat in (0, 1) for line in transcript_lines(report, faulted, seat))
+    clean = match_data(report, "random-vs-greedy-p0-g0")
+    assert clean["transcripts"] is False
+    for s in clean["seats"]:  # no protocol line, but how many there are, the stderr, and the think times
+        assert set(s) == {"seat", "stderr", "count"} and s["count"] > 20
+    assert [e[2] for e in clean["say"] if e[1] == 0] == list(store.seats("random-vs-greedy-p0-g0")[0].think_ms)
+    everything = tmp_path / "all"
+    render_report(store, everything, transcripts="all")
+    assert all(match_data(everything, m.match_id)["transcripts"] for m in store.matches("real"))
+    assert len(transcript_lines(everything, "random-vs-greedy-p0-g0", 1)) == clean["seats"][1]["count"]
+    nothing = tmp_path / "none"
+    render_report(store, nothing, transcripts="none")
+    assert not any(match_data(nothing, m.match_id)["transcripts"] for m in store.matches("real"))
+    assert match_data(nothing, faulted)["m"] == data["m"]  # the rest is the same
+    size = {name: sum(p.stat().st_size for p in (root / "data").glob("*-p*.js"))
+            for name, root in (("faults", report), ("all", everything), ("none", nothing))}
+    assert size["none"] < size["faults"] < size["all"]
+    with pytest.raises(ValueError, match="transcripts must be one of all, faults, none"):
+        render_report(store, nothing, transcripts="some")
+
+
+def test_placeholder_referee_lines_give_the_same_annotations() -> None:
+    """The store may give the referee's lines as their first word only (``Store.seats(match, referee_lines=
+    False)``): the info lines and think times land on the same steps as with the full lines."""
+    rules = preset("santase")
+    sim = _simulate(rules, 5)
+    rows = [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
+                                 "actions": " ".join(d["actions"]), "winner": d["winner"],
+                                 "game_points": d["game_points"], "reason": d["reason"]})
+            for i, d in enumerate(sim["deals"])]
+    full: list[list[Any]] = [[0.0, ">", "arena 1"], [0.5, "<", "bot 1 x"]]
+    t = 1.0
+    for n, row in enumerate(rows):
+        full.append([t, ">", f"deal {n} dealer=0 trump=Ah hand=9h"])
+        for token in row.actions:
+            if token.startswith("0:"):
+                full += [[t + 1, ">", "turn seat=0 hand=9h"], [t + 2, "<", f"info {token}"],
+                         [t + 3, "<", token.split(":", 1)[1].replace(":", " ")]]
+            full.append([t + 4, ">", "play 1 Ah"])
+            t += 5
+        if n == 0:  # a turn that got no action (the deal ended there): it belongs on deal 1's last step
+            full += [[t, ">", "turn seat=0 hand=9h"], [t + 1, "<", "info too late"]]
+    short = [[ms, d, text.split(" ")[0] if d == ">" and text.split(" ")[0] in ("deal", "turn") else
+              ("" if d == ">" else text)] for ms, d, text in full]
+    got = []
+    for lines in (full, short):
+        data = ctx.replay(rules, rows, ("a", "b"))
+        ctx.annotate(data, rows, 0, lines, [])
+        got.append(said(data, 0))
+    assert got[0] == got[1] and len(got[0]) == sum(t.startswith("0:") for r in rows for t in r.actions) + 1
+    late = next(step for step, e in got[1] if e.get("info") == ["too late"])
+    assert late == len(rows[0].actions)  # deal 1's last step; the later deals' decisions on their own steps
 
 
 def test_bot_pages(real: tuple[Store, Path]) -> None:
@@ -496,7 +551,7 @@ def test_bot_pages(real: tuple[Store, Path]) -> None:
     html = (report / "bots" / "garbage.html").read_text()
     assert "python tests/bots/garbage.py" in html and "sha256:garbage" in html
     # every termination links to its match
-    links = re.findall(r'href="\.\./matches/([^"]+)\.html"', html)
+    links = re.findall(r'href="\.\./match\.html#([^"]+)"', html)
     for mid in ("random-vs-garbage-p0-g0", "random-vs-garbage-p0-g1", "greedy-vs-garbage-p0-g0"):
         assert mid in links
     greedy = (report / "bots" / "greedy.html").read_text()
@@ -522,15 +577,17 @@ def test_index_only_renders_just_the_index_with_progress(tmp_path: Path) -> None
     out = tmp_path / "report"
     index = render_report(store, out, index_only=True)
     assert index == out / "index.html"
-    assert not (out / "matches").exists() and not (out / "bots").exists()
+    assert not (out / "data").exists() and not (out / "bots").exists()
     html = index.read_text()
     assert "progress: 8 of 12 matches played" in html
     assert "Reload to refresh" in html
-    assert 'href="bots/' not in html and 'href="matches/' not in html  # those pages do not exist yet
+    assert 'href="bots/' not in html and 'href="match.html' not in html  # nothing to link to yet
     render_report(store, out)  # the full render links them
     html = index.read_text()
-    assert 'href="bots/bot00.html"' in html and 'href="matches/' in html
-    assert len(list((out / "matches").glob("*.html"))) == 8
+    assert 'href="bots/bot00.html"' in html and 'href="match.html#' in html
+    assert len(list((out / "data").glob("*-p*.js"))) == 8
+    render_report(store, out, index_only=True)  # a live index links the matches whose data files exist
+    assert 'href="match.html#' in index.read_text()
 
 
 def test_empty_tournament_renders(tmp_path: Path) -> None:
@@ -566,7 +623,7 @@ def test_each_decision_shows_its_info_lines_and_think_time_on_its_step(why: tupl
     store, report = why
     checked = 0
     for m in store.matches("why"):
-        data = replay_data(match_page(report, m.match_id))
+        data = replay_data(report, store, m.match_id)
         actions = step_actions(store, m.match_id, data)
         seats = {s.seat: s for s in store.seats(m.match_id)}
         for seat in (0, 1):
@@ -591,7 +648,7 @@ def test_each_decision_shows_its_info_lines_and_think_time_on_its_step(why: tupl
 def test_a_substituted_move_and_the_forfeit_show_the_termination_on_their_steps(why: tuple[Store, Path]) -> None:
     store, report = why
     m = next(m for m in store.matches("why") if m.match_id == "sloppy-vs-greedy-p0-g0")
-    data = replay_data(match_page(report, m.match_id))
+    data = replay_data(report, store, m.match_id)
     actions = step_actions(store, m.match_id, data)
     terms = store.match_terminations(m.match_id)
     assert [t.kind for t in terms] == ["illegal"] * 5 and m.substitutions == (4, 0) and m.reason == "illegal"
@@ -606,97 +663,23 @@ def test_a_substituted_move_and_the_forfeit_show_the_termination_on_their_steps(
     assert all(actions[step].startswith("0:") for step, _ in broke[:4])
     last = data["deals"][-1]
     assert broke[-1][0] == last["first"] + last["steps"] - 1
-    html = match_page(report, m.match_id).read_text()
-    assert 'See it in the replay</a>' in html and f'href="#d{last["idx"] + 1}s{last["steps"]}"' in html
+    assert match_data(report, m.match_id)["m"]["forfeit"]["at"] == [last["idx"], last["steps"]]  # its link
 
 
 def test_a_forfeited_match_says_who_forfeited_and_why(real: tuple[Store, Path]) -> None:
+    """What the viewer says of a forfeit (the words are checked in the browser test)."""
     store, report = real
-    page = parse(match_page(report, "random-vs-garbage-p0-g0"))
-    text = re.sub(r"\s+", " ", "".join(page.text))
+    facts = match_data(report, "random-vs-garbage-p0-g0")["m"]
     detail = store.match_terminations("random-vs-garbage-p0-g0")[0].detail
-    assert f"garbage (seat 1) forfeited the match: malformed, {detail}, in deal 1." in text
-    assert "The line: hello world ~~~." in text
-    assert "random wins by forfeit (garbage: malformed)" in text
-    assert "won 0–0" not in text and "won 0\u20130" not in text
+    assert {k: facts["forfeit"][k] for k in ("bot", "seat", "kind", "detail", "line", "deal", "winner")} == {
+        "bot": "garbage", "seat": 1, "kind": "malformed", "detail": detail, "line": "hello world ~~~", "deal": 0,
+        "winner": "random"}
+    assert facts["result"] == "forfeit (0\u20130)"
+    assert [t[:4] for t in facts["terms"]] == [["garbage", 1, "malformed", 0]]
     rows = list_rows(report)
     assert rows["random-vs-garbage-p0-g0"][5] == "forfeit (0\u20130)"
     assert rows["random-vs-greedy-p0-g0"][5] == "{}\u2013{}".format(*store.matches("real")[0].score)
-    target = parse(match_page(report, "random-vs-greedy-p0-g0"))
-    assert "forfeit" not in "".join(target.text)
-
-
-def test_titles_file_names_and_ids_agree_on_the_order_of_the_bots(real: tuple[Store, Path]) -> None:
-    """``A-vs-B-pN-gG`` names the pairing: the page of either game is titled "A vs B" (also the second
-    game, where B has seat 0) and says which seat each bot has."""
-    store, report = real
-    for m in store.matches("real"):
-        path = match_page(report, m.match_id)
-        assert path.name == f"{m.match_id}.html"
-        a, b = m.match_id.rsplit("-p", 1)[0].split("-vs-")
-        html = path.read_text()
-        title = re.search(r"<title>(.*?) · arena</title>", html)
-        assert title and title.group(1) == f"{a} vs {b}"
-        h1 = re.sub(r"<[^>]+>", "", re.search(r"<h1>(.*?)</h1>", html, re.S).group(1))  # type: ignore[union-attr]
-        assert h1.split() == [a, "vs", b]
-        assert f"{m.seat0} has seat 0, {m.seat1} seat 1" in html
-        names = [re.sub(r"<[^>]+>", "", n) for n in re.findall(r'<div class="name">(.*?)</div>', html)]
-        assert names == [a, b]  # the score boxes in the same order, each labelled with its seat
-        if m.spec.game == 1:
-            assert (m.seat0, m.seat1) == (b, a)
-
-
-def test_deals_and_terminations_link_to_their_steps(real: tuple[Store, Path]) -> None:
-    _, report = real
-    page = match_page(report, "random-vs-greedy-p0-g0")
-    data = replay_data(page)
-    html = page.read_text()
-    for n in range(1, len(data["deals"]) + 1):
-        assert f'<a href="#d{n}s1">{n}</a>' in html
-    assert 'id="r-link"' in html
-    garbage = match_page(report, "random-vs-garbage-p0-g0")
-    steps = replay_data(garbage)["deals"][0]["steps"]
-    assert f'<a href="#d1s{steps}">1</a>' in garbage.read_text()  # the termination's deal: its last step
-
-
-def test_pair_page_puts_both_games_side_by_side_and_finds_where_the_play_diverged(why: tuple[Store, Path]) -> None:
-    store, report = why
-    pair = report / "pairs" / "chatty-vs-greedy-p0.html"
-    g0, g1 = "chatty-vs-greedy-p0-g0", "chatty-vs-greedy-p0-g1"
-    for mid in (g0, g1):
-        assert 'href="../pairs/chatty-vs-greedy-p0.html"' in match_page(report, mid).read_text()
-    assert "pairs/" not in match_page(report, "sloppy-vs-greedy-p0-g0").read_text()  # no partner
-    assert sorted(p.name for p in (report / "pairs").iterdir()) == ["chatty-vs-greedy-p0.html"]
-    p = parse(pair)
-    assert data_files(pair) == data_files(match_page(report, g0)) + data_files(match_page(report, g1))
-    viewer = json.loads(p.script_text["pair-data"])["deals"]
-    d0, d1 = store.deals(g0), store.deals(g1)
-    assert len(viewer) == max(len(d0), len(d1))
-    for n, (a, b) in enumerate(zip(d0, d1, strict=False)):
-        # computed here from the rows: the same deck; the same dealer -> the same hands in the same seats
-        assert a.deck == b.deck
-        if a.dealer == b.dealer:
-            seating, theirs = "swapped", list(b.actions)
-        else:
-            seating, theirs = "mirrored", [("1" if t[0] == "0" else "0") + t[1:] for t in b.actions]
-        first = next((i for i in range(min(len(a.actions), len(theirs))) if a.actions[i] != theirs[i]), None)
-        if first is None and len(a.actions) != len(theirs):
-            first = min(len(a.actions), len(theirs))
-        assert viewer[n] == {"seating": seating, "diverge": None if first is None else first + 2}, n
-    # deal 1 is dealt alike (same first dealer); chatty plays the last legal action, greedy its own choice
-    assert viewer[0]["seating"] == "swapped" and viewer[0]["diverge"] is not None
-    rows = p.rows["pair-deals"][1:]
-    k = viewer[0]["diverge"]
-    assert rows[0][3] == "the same hands, bots swapped"
-    assert rows[0][4].startswith(f"at step {k}: ")
-    i = k - 2
-    for token, seats, shown in ((d0[0].actions[i], ("chatty", "greedy"), rows[0][4].split(": ", 1)[1].split(" / ")[0]),
-                                (d1[0].actions[i], ("greedy", "chatty"), rows[0][4].split(" / ")[1])):
-        seat, kind, *card = token.split(":")
-        assert shown.startswith(f"{seats[int(seat)]}: {kind}")
-        if card:
-            assert shown.endswith(ctx.card_text(card[0]))
-    assert f'href="#d1s{k}"' in pair.read_text()
+    assert "forfeit" not in match_data(report, "random-vs-greedy-p0-g0")["m"]
 
 
 def test_matches_list_has_a_filter_by_bot(real: tuple[Store, Path], evil: tuple[Store, Path]) -> None:
@@ -707,7 +690,7 @@ def test_matches_list_has_a_filter_by_bot(real: tuple[Store, Path], evil: tuple[
     rows = list_rows(report)
     for m in store.matches("real"):  # what the filter compares: the seats, the winner, who forfeited
         assert rows[m.match_id][3:5] == list(m.seats) and rows[m.match_id][6] == (m.winner or "")
-        assert rows[m.match_id][2] == ctx.file_name(m.match_id)  # done: a link to its page
+        assert rows[m.match_id][2] == ctx.file_name(m.match_id)  # done: a link to the viewer
         assert rows[m.match_id][9] == (m.terminated_bot or "")
     assert 'href="../matches.html#bot=garbage"' in (report / "bots" / "garbage.html").read_text()
     _, evil_report = evil
@@ -750,26 +733,24 @@ def test_hostile_names_and_stderr_render_as_text(evil: tuple[Store, Path]) -> No
         assert EVIL not in text, page
         assert "<img src=x" not in text, page
         assert "<b>bold</b>" not in text, page
-        # nothing but the replay JSON and our script: a name cannot open a script element
-        assert text.count("<script") == text.count('<script src="') + text.count('<script type="application/json"')
+        # nothing but our script and the list's data: a name cannot open a script element
+        assert text.count("<script") == text.count('<script src="')
     index = (report / "index.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index
     assert EVIL in standings_bots(report)
     evil_matches = [m for m in store.matches("synthetic") if m.status == "done" and EVIL in m.spec.seats]
     m = evil_matches[0]
-    page = match_page(report, m.match_id)
-    data = match_data(page)  # stderr and names travel as JSON inside the data file, which report.js
-    assert EVIL in data["replay"]["bots"]  # puts into the page through textContent only
+    data = match_data(report, m.match_id)  # stderr and names travel as JSON inside the data file, which
+    assert EVIL in data["m"]["bots"]  # report.js puts into the page through textContent only
     assert data["seats"][0]["stderr"] == EVIL_STDERR  # the synthetic matches give seat 0 this stderr
-    assert "stderr" in page.read_text()  # the section for it
 
 
 def test_hostile_names_get_safe_distinct_file_names(evil: tuple[Store, Path]) -> None:
     _, report = evil
     files = sorted(p.name for p in (report / "bots").iterdir())
     assert len(files) == 4  # "greedy" and "Greedy" do not share a file
-    for f in files + [p.name for p in (report / "matches").iterdir()]:
-        assert re.fullmatch(r"[a-z0-9][a-z0-9._-]*\.html", f), f
+    for f in files + [p.name for p in (report / "data").iterdir()]:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9._-]*\.(html|js)", f), f
     assert not (report.parent / "b.html").exists()
     assert all(p.resolve().parent == (report / "bots").resolve() for p in (report / "bots").iterdir())
     assert "greedy.html" in files
@@ -781,7 +762,7 @@ def test_flaky_bot_terminations_link_to_matches(evil: tuple[Store, Path]) -> Non
     assert terms, "the synthetic flaky bot should time out at least once"
     html = (report / "bots" / f"{ctx.file_name(EVIL)}.html").read_text()
     for t in terms:
-        assert f'href="../matches/{ctx.file_name(t["match_id"])}.html"' in html
+        assert f'href="../match.html#{ctx.file_name(t["match_id"])}"' in html
 
 
 def test_file_name() -> None:
@@ -792,12 +773,6 @@ def test_file_name() -> None:
     assert len(set(out)) == len(out)
     for f in out:
         assert re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,80}", f), f
-
-
-def test_json_for_script_cannot_close_the_element() -> None:
-    text = str(ctx.json_for_script({"a": "</script><!-- & \u2028", "b": [1, 2]}))
-    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
-    assert json.loads(text) == {"a": "</script><!-- & \u2028", "b": [1, 2]}
 
 
 def test_charts_escape_names_and_handle_edges() -> None:
@@ -884,8 +859,19 @@ def test_large_tournament_renders_every_page(tmp_path: Path) -> None:
     store = synthetic_db(tmp_path / "arena.db", n_bots=20, n_matches=300, pool_size=30, flaky="bot19")
     render_report(store, tmp_path / "report")
     render_report(store, tmp_path / "report", index_only=True)
-    assert len(os.listdir(tmp_path / "report" / "matches")) == 300
+    assert len(os.listdir(tmp_path / "report" / "data")) == 300 + 1  # every match, and the list
     assert len(standings_bots(tmp_path / "report")) == 20
+
+
+def test_rendering_over_an_earlier_report_removes_its_page_per_match(tmp_path: Path) -> None:
+    store = synthetic_db(tmp_path / "arena.db", n_bots=3, n_matches=6, pool_size=4)
+    out = tmp_path / "report"
+    for folder in ("matches", "pairs"):  # what earlier versions wrote: a page per match and per pair
+        (out / folder).mkdir(parents=True)
+        (out / folder / "bot00-vs-bot01-p0-g0.html").write_text("<p>old</p>")
+    render_report(store, out)
+    assert not (out / "matches").exists() and not (out / "pairs").exists()
+    assert (out / "match.html").is_file() and (out / "pair.html").is_file()
 
 
 def _tree(root: Path) -> dict[str, bytes]:

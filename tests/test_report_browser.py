@@ -9,7 +9,6 @@ Screenshots (desktop and phone width) land in pytest's tmp_path, and in $ARENA_S
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ from test_report import (  # noqa: E402
     EVIL,
     EVIL_INFO,
     EVIL_STDERR,
+    match_data,
     play_real_tournament,
     play_why_tournament,
     replay_data,
@@ -40,8 +40,10 @@ from test_report import (  # noqa: E402
     synthetic_db,
 )
 
+from arena.game.cards import Card  # noqa: E402
 from arena.report import context as ctx  # noqa: E402
 from arena.report import render_report  # noqa: E402
+from arena.tournament.store import Store  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +58,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         render_report(evil, base / "evil")
     why = play_why_tournament(base / "why.db", base / "why-bots")
     render_report(why, base / "why")
-    return {"real": base / "real", "evil": base / "evil", "why": base / "why", "why.db": base / "why.db"}
+    return {"real": base / "real", "evil": base / "evil", "why": base / "why", "why.db": base / "why.db",
+            "real.db": base / "real.db", "evil.db": base / "evil.db"}
 
 
 class Browser:
@@ -122,8 +125,19 @@ def ready(page: Any) -> None:
 
 
 def goto(page: Any, url: str) -> None:
+    if page.url.split("#")[0] == url.split("#")[0]:  # the same viewer page, another match: load it afresh
+        page.goto("about:blank")
     page.goto(url)
     ready(page)
+
+
+def viewer(report: Path, match_id: str, step: str = "", page: str = "match") -> str:
+    """The viewer's address for a match (or, with page="pair", for its duplicate pair), at a step."""
+    return (report / f"{page}.html").as_uri() + f"#{ctx.file_name(match_id)}" + (f"/{step}" if step else "")
+
+
+def stored(path: Path) -> Store:
+    return Store.open_existing(path)
 
 
 def _bots(page: Any) -> list[str]:
@@ -149,8 +163,8 @@ def test_sort_standings_and_open_a_match(reports: dict[str, Path], browser: Brow
     assert _bots(page) == by_rank
     assert page.get_attribute("#standings thead th:nth-child(2)", "aria-sort") is None
 
-    page.click("a[href='matches/random-vs-greedy-p0-g0.html']")
-    page.wait_for_url("**/matches/random-vs-greedy-p0-g0.html")
+    page.click("a[href='match.html#random-vs-greedy-p0-g0']")
+    page.wait_for_url("**/match.html#random-vs-greedy-p0-g0")
     ready(page)
     assert page.locator("h1").inner_text().replace("\n", " ").startswith("random vs greedy")
     assert not browser.errors and not browser.remote and not browser.dialogs
@@ -158,7 +172,7 @@ def test_sort_standings_and_open_a_match(reports: dict[str, Path], browser: Brow
 
 def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
-    goto(page, (reports["real"] / "matches" / "random-vs-greedy-p0-g0.html").as_uri())
+    goto(page, viewer(reports["real"], "random-vs-greedy-p0-g0"))
     step = lambda: int(page.get_attribute("#replay", "data-step"))  # noqa: E731
     label = lambda: page.inner_text("#r-label")  # noqa: E731
     state = lambda: (page.inner_text("#r-points0"), page.inner_text("#r-points1"),  # noqa: E731
@@ -200,9 +214,10 @@ def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browse
     page.keyboard.press("Shift+ArrowRight")
     assert page.inner_text("#r-pos").startswith("deal 3 of")
 
-    # the transcripts open, and the last step of the match shows its final score
-    page.click("details.transcript >> nth=0 >> summary")
-    assert "arena 1" in page.inner_text("details.transcript >> nth=0 >> pre")
+    # a match without a fault keeps no protocol lines in the report, and says where they are
+    omitted = page.inner_text("#t-omitted")
+    assert "arena transcript DB random-vs-greedy-p0-g0" in omitted and "--transcripts all" in omitted
+    assert page.locator("pre#log0").count() == 0
     for _ in range(400):
         if page.is_disabled("#r-next"):
             break
@@ -212,7 +227,7 @@ def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browse
     assert "Deal over" in label()
 
     phone = browser.page(390, 844)
-    goto(phone, (reports["real"] / "matches" / "random-vs-greedy-p0-g0.html").as_uri())
+    goto(phone, viewer(reports["real"], "random-vs-greedy-p0-g0"))
     for _ in range(5):
         phone.click("#r-next")
     browser.shot(phone, tmp_path / "match-phone.png")
@@ -229,14 +244,20 @@ def test_bot_page_and_forfeit_replay(reports: dict[str, Path], browser: Browser,
     assert page.locator("h1").inner_text() == "garbage"
     assert page.locator("svg.chart.trajectory").count() == 1
     browser.shot(page, tmp_path / "bot-desktop.png")
-    page.click("a[href='../matches/random-vs-garbage-p0-g0.html'] >> nth=0")
-    page.wait_for_url("**/random-vs-garbage-p0-g0.html")
+    page.click("a[href='../match.html#random-vs-garbage-p0-g0'] >> nth=0")
+    page.wait_for_url("**/match.html#random-vs-garbage-p0-g0")
     ready(page)
     page.keyboard.press("End")  # not a replay key: the page may scroll, the replay stays
     assert page.get_attribute("#replay", "data-step") == "0"
     while not page.is_disabled("#r-next"):
         page.click("#r-next")
     assert "forfeited" in page.inner_text("#r-label")
+    # a faulted match keeps its transcripts: the protocol lines with their times, the offending line
+    page.click("details.transcript >> nth=1 >> summary")
+    log = page.inner_text("pre#log1")
+    assert "> arena 1" in log and "< hello world ~~~" in log and "! " in log
+    assert "protocol lines" in page.inner_text("details.transcript >> nth=1 >> summary")
+    browser.shot(page, tmp_path / "forfeit-transcript.png")
     assert not browser.errors and not browser.remote and not browser.dialogs
 
 
@@ -277,32 +298,35 @@ def _pos(page: Any) -> str:
 
 
 def test_a_link_opens_the_replay_at_a_deal_and_step(reports: dict[str, Path], browser: Browser) -> None:
-    path = reports["real"] / "matches" / "random-vs-greedy-p0-g0.html"
-    data = replay_data(path)
+    mid = "random-vs-greedy-p0-g0"
+    store = stored(reports["real.db"])
+    try:
+        data = replay_data(reports["real"], store, mid)
+    finally:
+        store.close()
     assert len(data["deals"]) >= 4 and data["deals"][2]["steps"] >= 8
     page = browser.page()
-    goto(page, path.as_uri() + "#d3s7")
+    goto(page, viewer(reports["real"], mid, "d3s7"))
     assert _pos(page).startswith(f"deal 3 of {len(data['deals'])} \u00b7 step 7 of {data['deals'][2]['steps']}")
     assert int(page.get_attribute("#replay", "data-step")) == data["deals"][2]["first"] + 6
-    assert page.get_attribute("#r-link", "href") == "#d3s7"
+    assert page.get_attribute("#r-link", "href") == f"#{mid}/d3s7"
     page.keyboard.press("ArrowRight")  # stepping updates the link in the address bar
-    assert page.evaluate("location.hash") == "#d3s8"
+    assert page.evaluate("location.hash") == f"#{mid}/d3s8"
     page.click("#r-next-deal")
-    assert page.evaluate("location.hash") == "#d4s1"
+    assert page.evaluate("location.hash") == f"#{mid}/d4s1"
     label = page.inner_text("#r-label")
     page.reload()  # the same step again
     ready(page)
     assert _pos(page).startswith("deal 4 of") and page.inner_text("#r-label") == label
-    page.click("table.deals a[href='#d2s1']")  # the deals table links into the replay
+    page.click(f"table.deals a[href='#{mid}/d2s1']")  # the deals table links into the replay
     assert _pos(page).startswith("deal 2 of") and "step 1 of" in _pos(page)
     assert int(page.get_attribute("#replay", "data-step")) == data["deals"][1]["first"]
-    goto(page, path.as_uri() + "#d99s99")  # out of range: the last step of the last deal
+    goto(page, viewer(reports["real"], mid, "d99s99"))  # out of range: the last step of the last deal
     page.reload()
     ready(page)
     assert int(page.get_attribute("#replay", "data-step")) == len(data["steps"]) - 1
     assert page.is_disabled("#r-next")
-    forfeit = reports["real"] / "matches" / "random-vs-garbage-p0-g0.html"
-    goto(page, forfeit.as_uri())
+    goto(page, viewer(reports["real"], "random-vs-garbage-p0-g0"))
     assert "garbage (seat 1) forfeited the match: malformed" in page.inner_text("#forfeit")
     page.click("#forfeit a")
     assert "forfeited" in page.inner_text("#r-label")  # the step where it happened
@@ -311,15 +335,13 @@ def test_a_link_opens_the_replay_at_a_deal_and_step(reports: dict[str, Path], br
 
 def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path], browser: Browser,
                                                         tmp_path: Path) -> None:
-    from arena.tournament.store import Store
-
-    store = Store.open_existing(reports["why.db"])
+    store = stored(reports["why.db"])
     try:
         mid = "chatty-vs-greedy-p0-g1"  # chatty in seat 1
-        path = reports["why"] / "matches" / f"{mid}.html"
-        data = replay_data(path)
+        data = replay_data(reports["why"], store, mid)
         actions = step_actions(store, mid, data)
         think = {s.seat: s.think_ms for s in store.seats(mid)}
+        sloppy = replay_data(reports["why"], store, "sloppy-vs-greedy-p0-g0")
     finally:
         store.close()
     chatty_steps = [n for n in sorted(actions) if actions[n].startswith("1:")]
@@ -327,7 +349,7 @@ def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path]
     deal = data["steps"][step]["deal"]
     k = step - data["deals"][deal]["first"] + 1
     page = browser.page()
-    goto(page, path.as_uri() + f"#d{deal + 1}s{k}")
+    goto(page, viewer(reports["why"], mid, f"d{deal + 1}s{k}"))
     mine, other = page.inner_text("#r-say1"), page.inner_text("#r-say0")
     action = actions[step].split(":", 1)[1]
     assert "decision 6 of " in mine and f"chose {action}" in mine and "done 6" in mine
@@ -339,11 +361,10 @@ def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path]
     assert page.inner_text("#r-say1").strip() == ""
     assert float(page.inner_text("#r-say0").split("thought ")[1].split(" ms")[0]) == pytest.approx(
         think[0][sum(1 for n in actions if n <= step + 1 and actions[n].startswith("0:")) - 1], rel=0.01)
-    goto(page, path.as_uri())  # the first step: what chatty said before its first turn
+    goto(page, viewer(reports["why"], mid))  # the first step: what chatty said before its first turn
     assert "hello from chatty" in page.inner_text("#r-say1")
-    sloppy = reports["why"] / "matches" / "sloppy-vs-greedy-p0-g0.html"
-    broke = next(n for n, s in enumerate(replay_data(sloppy)["steps"]) for e in s.get("say", []) if "notes" in e)
-    goto(page, sloppy.as_uri())
+    broke = next(n for n, s in enumerate(sloppy["steps"]) for e in s.get("say", []) if "notes" in e)
+    goto(page, viewer(reports["why"], "sloppy-vs-greedy-p0-g0"))
     while int(page.get_attribute("#replay", "data-step")) < broke:
         page.keyboard.press("ArrowRight")
     said = page.inner_text("#r-say0")
@@ -352,20 +373,52 @@ def test_each_bot_s_info_lines_and_think_time_at_a_step(reports: dict[str, Path]
 
 
 def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
+    g0, g1 = "chatty-vs-greedy-p0-g0", "chatty-vs-greedy-p0-g1"
     page = browser.page()
-    goto(page, (reports["why"] / "matches" / "chatty-vs-greedy-p0-g0.html").as_uri())
+    goto(page, viewer(reports["why"], g0))
     page.click("a.pair-link")
-    page.wait_for_url("**/pairs/chatty-vs-greedy-p0.html")
+    page.wait_for_url(f"**/pair.html#{g0}")
     ready(page)
-    diverge = json.loads(page.inner_text("#pair-data"))["deals"][0]["diverge"]
-    assert diverge and diverge > 1
+    assert page.title().startswith("chatty vs greedy, pair 0")
+    # the table of deals: how each was dealt and where the play diverged, computed here from the rows
+    store = stored(reports["why.db"])
+    try:
+        d0, d1 = store.deals(g0), store.deals(g1)
+    finally:
+        store.close()
+    rows = page.locator("#pair-deals tbody tr")
+    assert rows.count() == max(len(d0), len(d1))
+    for n, (a, b) in enumerate(zip(d0, d1, strict=False)):
+        assert a.deck == b.deck
+        if a.dealer == b.dealer:  # the same dealer: the same hands in the same seats
+            seating, theirs = "swapped", list(b.actions)
+        else:
+            seating, theirs = "mirrored", [("1" if t[0] == "0" else "0") + t[1:] for t in b.actions]
+        first = next((i for i in range(min(len(a.actions), len(theirs))) if a.actions[i] != theirs[i]), None)
+        if first is None and len(a.actions) != len(theirs):
+            first = min(len(a.actions), len(theirs))
+        row = rows.nth(n)
+        assert row.get_attribute("data-seating") == seating, n
+        cell = row.locator("td").nth(4).inner_text()
+        assert cell == "never: the same play" if first is None else cell.startswith(f"at step {first + 2}: "), n
+    # deal 1 is dealt alike (same first dealer); chatty plays the last legal action, greedy its own choice
+    cells = rows.nth(0).locator("td").all_inner_texts()
+    assert cells[3] == "the same hands, bots swapped" and cells[4].startswith("at step ")
+    diverge = int(cells[4].split()[2].rstrip(":"))
+    i = diverge - 2
+    for token, seats, shown in ((d0[0].actions[i], ("chatty", "greedy"), cells[4].split(": ", 1)[1].split(" / ")[0]),
+                                (d1[0].actions[i], ("greedy", "chatty"), cells[4].split(" / ")[1])):
+        seat, kind, *card = token.split(":")
+        assert shown.startswith(f"{seats[int(seat)]}: {kind}")
+        if card:
+            assert shown.endswith(Card.parse(card[0]).display())
     assert page.get_attribute("#pair", "data-k") == "0"
     labels = lambda: (page.inner_text("#a-label"), page.inner_text("#b-label"))  # noqa: E731
     cards = lambda: [page.locator(f"#{g}-label .card").all_inner_texts() for g in "ab"]  # noqa: E731
     assert "chatty" in page.inner_text("#a-seat0") and "greedy" in page.inner_text("#b-seat0")
     assert page.inner_text("#a-hand0") == page.inner_text("#b-hand0")  # the same cards in the same seat
     page.click("#p-diverge")
-    assert page.evaluate("location.hash") == f"#d1s{diverge}"
+    assert page.evaluate("location.hash") == f"#{g0}/d1s{diverge}"
     assert "The play diverges here" in page.inner_text("#p-status")
     a, b = cards()
     assert a != b  # the two boards show different actions
@@ -378,17 +431,89 @@ def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browse
     assert a == b
     assert page.inner_text("#a-hand0") == page.inner_text("#b-hand0")
     assert page.inner_text("#a-hand1") == page.inner_text("#b-hand1")
-    page.click("#a-open")  # one game's page at the same step
-    page.wait_for_url(f"**/matches/chatty-vs-greedy-p0-g0.html#d1s{diverge - 1}")
+    page.click("#a-open")  # one game's replay at the same step
+    page.wait_for_url(f"**/match.html#{g0}/d1s{diverge - 1}")
     ready(page)
     assert f"step {diverge - 1} of" in _pos(page)
-    goto(page, (reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri() + f"#d1s{diverge}")
+    goto(page, viewer(reports["why"], g1, f"d1s{diverge}", page="pair"))  # either game names the pair
     assert "The play diverges here" in page.inner_text("#p-status")
+    assert page.locator("#a-game").get_attribute("data-match") == g0
+    goto(page, viewer(reports["why"], "sloppy-vs-greedy-p0-g0", page="pair"))  # no partner: it says so
+    assert "no duplicate partner" in page.inner_text("#v-status")
     phone = browser.page(390, 844)
-    goto(phone, (reports["why"] / "pairs" / "chatty-vs-greedy-p0.html").as_uri())
+    goto(phone, viewer(reports["why"], g0, page="pair"))
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
     browser.shot(phone, tmp_path / "pair-phone.png")
     assert not browser.errors and not browser.remote and not browser.dialogs
+
+
+def _label_text(label: list[Any]) -> str:
+    return "".join(p if isinstance(p, str) else f"[{p[0]}]" for p in label)
+
+
+def test_the_viewer_rebuilds_every_step_as_the_rules_engine_plays_it(reports: dict[str, Path],
+                                                                     browser: Browser) -> None:
+    """report.js rebuilds each step's table from a deal's dealt hands and public events, by bookkeeping; for
+    every match of the three reports it gives the table that arena.game gives at every step (hands, talon,
+    trump card, trick, points with pending marriages, tricks, marriages, closing, who moves, the score) and
+    the same words."""
+    page = browser.page()
+    goto(page, viewer(reports["real"], "random-vs-greedy-p0-g0"))
+    checked = 0
+    for name in ("real", "why", "evil"):
+        store = stored(reports[f"{name}.db"])
+        try:
+            rules = ctx.rules_of(store.tournament_info().rules)
+            assert rules is not None
+            for m in store.matches(store.tournament_info().name):
+                if not m.done:
+                    continue
+                note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
+                want = ctx.replay(rules, store.deals(m.match_id), m.seats, note)["steps"]
+                got = page.evaluate("d => rebuildReplay(d).steps", match_data(reports[name], m.match_id))
+                assert len(got) == len(want), m.match_id
+                for n, (g, w) in enumerate(zip(got, want, strict=True)):
+                    g.pop("say", None)
+                    g["label"], w["label"] = _label_text(g["label"]), _label_text(w["label"])
+                    assert g == w, (m.match_id, n)
+                checked += len(want)
+        finally:
+            store.close()
+    assert checked > 1000
+    assert not browser.errors
+
+
+def test_titles_and_seats_follow_the_match_id(reports: dict[str, Path], browser: Browser) -> None:
+    """``A-vs-B-pN-gG`` names the pairing: the viewer of either game is titled "A vs B" (also the second
+    game, where B has seat 0), says which seat each bot has, and its deals and terminations link to steps."""
+    store = stored(reports["real.db"])
+    try:
+        matches = store.matches("real")
+    finally:
+        store.close()
+    page = browser.page()
+    for m in matches:
+        goto(page, viewer(reports["real"], m.match_id))
+        a, b = m.match_id.rsplit("-p", 1)[0].split("-vs-")
+        assert page.title() == f"{a} vs {b} \u00b7 arena"
+        assert page.inner_text("h1").split() == [a, "vs", b]
+        assert f"{m.seat0} has seat 0, {m.seat1} seat 1" in page.inner_text("#seating")
+        assert [t.strip() for t in page.locator(".scoreline .name").all_inner_texts()] == [a, b]
+        n = page.locator("table.deals tbody tr").count()
+        assert n == m.deals
+        for d in range(1, n + 1):
+            assert page.locator(f"table.deals a[href='#{m.match_id}/d{d}s1']").count() == 1
+    goto(page, viewer(reports["real"], "random-vs-garbage-p0-g0"))
+    text = " ".join(page.inner_text("#forfeit").split())
+    assert text.startswith("garbage (seat 1) forfeited the match: malformed, ") and "in deal 1." in text
+    assert "The line: hello world ~~~." in text
+    assert "random wins by forfeit (garbage: malformed)" in page.inner_text("dl.facts")
+    steps = page.evaluate("() => document.querySelector('#forfeit a').getAttribute('href')")
+    assert page.locator(f"section table a[href='{steps}']").count() == 1  # the termination's deal: its last step
+    goto(page, viewer(reports["real"], "no-such-match"))  # a match the report does not have: one clear line
+    assert "cannot be shown" in page.inner_text("#v-status") and "no-such-match" in page.inner_text("#v-status")
+    assert not browser.remote and not browser.dialogs
+    browser.errors.clear()  # the missing data file is a failed load, which the page reports
 
 
 def _visible_rows(page: Any) -> list[list[str]]:
@@ -455,7 +580,8 @@ def test_the_matches_list_shows_a_page_at_a_time(reports: dict[str, Path], brows
     rows = _visible_rows(page)
     assert len(rows) == min(n, 5) and all("quiet" in r[2:4] for r in rows)
     assert page.is_visible("#f-pages") == (n > 5)
-    page.click("td.id a >> nth=0")  # a row links to its match page
+    page.click("td.id a >> nth=0")  # a row links to its match in the viewer
+    page.wait_for_url("**/match.html#*")
     ready(page)
     assert "quiet" in page.inner_text("h1")
     assert not browser.errors and not browser.remote and not browser.dialogs

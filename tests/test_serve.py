@@ -26,6 +26,8 @@ import pytest
 import trio
 from trio_websocket import open_websocket_url
 
+from arena.report.context import read_match_data
+
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena"]
 LEAVE_S = 3
@@ -238,8 +240,12 @@ async def test_quick_play_match_is_recorded_and_reported(server: Server, tmp_pat
     assert final["deals"] and final["deals"][-1]["score"] == final["result"]["score"]
     assert sock.states[0]["names"] == ["human", "random"] and all(s["seat"] == 0 for s in sock.states)
     # the replay page, from the server's own database
-    status, replay = b.get(final["replay"])
-    assert status == 200 and "human" in replay and "random" in replay
+    viewer, _, file = final["replay"].partition("#")
+    status, page = b.get(viewer)
+    assert status == 200 and "data/" in page  # the report's viewer, which loads the match's data file
+    status, script = b.get(viewer.replace("match.html", f"data/{file}.js"))
+    _, data = read_match_data(script)
+    assert status == 200 and data["m"]["bots"] == ["human", "random"]
     # the game is in the database, the person a bot row of kind human, and `arena report` renders it
     rows = [r for r in _match_rows(server.db) if r[0] == f"quick-{code.lower()}"]
     assert rows and rows[0][1] == "done" and rows[0][3] == "target"
@@ -253,7 +259,7 @@ async def test_quick_play_match_is_recorded_and_reported(server: Server, tmp_pat
     done = subprocess.run([*ARENA, "report", str(server.db), "-o", str(out)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert (out / "matches" / f"quick-{code.lower()}.html").is_file()
+    assert (out / "data" / f"quick-{code.lower()}.js").is_file() and (out / "match.html").is_file()
 
 
 async def test_hostile_messages_get_an_error_and_change_nothing(server: Server) -> None:

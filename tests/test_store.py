@@ -253,16 +253,16 @@ def test_an_old_schema_database_is_migrated_and_its_report_renders(
                 assert seats[seat].stderr == rec.stderr[seat]
                 assert list(seats[seat].think_ms) == rec.think_ms[seat]
         stored = store.db.conn.execute("SELECT sum(length(lines)) FROM transcripts").fetchone()[0]
-        index = render_report(store, tmp_path / "report")
+        index = render_report(store, tmp_path / "report", transcripts="all")
     finally:
         store.close()
     raw = sum(len(json.dumps(t)) for rec in records for t in rec.transcripts)
     assert stored * 3 < raw and path.stat().st_size < before  # compressed, the space given back (VACUUM)
     assert "greedy" in index.read_text()
-    page = tmp_path / "report" / "matches" / f"{ctx.file_name(records[-1].match_id)}.html"
+    page = tmp_path / "report" / "match.html"  # the viewer of every match, which loads its data file
     _, data = ctx.read_match_data((tmp_path / "report" / "data" / f"{ctx.file_name(records[-1].match_id)}.js")
                                   .read_text())
-    assert data["replay"]["bots"] == list(records[-1].bots) and page.is_file()
+    assert data["m"]["bots"] == list(records[-1].bots) and page.is_file()
     assert len(data["seats"][0]["lines"]) == len(records[-1].transcripts[0])
     again = Store.open_existing(path)  # a migrated database opens as it is
     again.close()

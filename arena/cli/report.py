@@ -14,14 +14,18 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p = sub.add_parser(
         "report",
         help="render the HTML report from a tournament database",
-        description="Render the static HTML report (index, rules, one page per bot and per match) from a "
-        "tournament database, e.g. `arena report reports/demo/arena.db -o reports/demo`. The pages open "
-        "from disk and need no network.",
+        description="Render the static HTML report (index, rules, the list of matches, one page per bot, and "
+        "a viewer of every match's replay and of each duplicate pair) from a tournament database, e.g. `arena "
+        "report reports/demo/arena.db -o reports/demo`. The pages open from disk and need no network.",
     )
     p.add_argument("database", type=Path, metavar="DATABASE", help="the tournament's SQLite database")
     p.add_argument("-o", "--output", type=Path, metavar="DIR", default=None,
                    help="directory to write the report into (default: the database's directory)")
     p.add_argument("--index-only", action="store_true", help="re-render only index.html (fast)")
+    p.add_argument("--transcripts", choices=("all", "faults", "none"), default="faults",
+                   help="which matches keep their full protocol transcripts in the report: every match, only "
+                   "those with a termination or a random move played for a bot (default), or none; the others "
+                   "keep what the replay shows (info lines, think times) and stderr")
     commands["report"] = cmd_report
 
 
@@ -34,7 +38,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = Store.open_existing(database)
     try:
         try:
-            index = render_report(store, out, index_only=args.index_only)
+            index = render_report(store, out, index_only=args.index_only, transcripts=args.transcripts)
         except OSError as e:
             raise ArenaError(f"cannot write the report to {out}: {e.strerror or e}") from None
     finally:

@@ -4,12 +4,14 @@
     render_report(store, Path("reports/demo"), index_only=True)  # just index.html (live, while running)
 
 Pages (see docs/REPORTS.md): ``index.html`` (standings, ratings chart, cross table, LOS matrix),
-``rules.html``, ``matches.html`` (every match, filtered by bot), ``bots/<name>.html``, ``matches/<id>.html``
-(result, replay viewer with each bot's info lines and think time, transcripts) and ``pairs/<id>.html`` (a
-duplicate pair's two games side by side), sharing ``static/report.css`` and ``static/report.js``. A match's
-replay data and transcripts are not in its page but in ``data/<id>.js`` (compressed), which the match page
-and the pair page load with ``<script src>``. One jinja2 environment with autoescaping on for every
-template; the SVG charts are built in Python with every text escaped.
+``rules.html``, ``matches.html`` (every match, filtered by bot), ``bots/<name>.html``, and two viewer pages
+that are the same for every match: ``match.html#<id>`` (result, replay with each bot's info lines and think
+time, deals, transcripts) and ``pair.html#<id>`` (a duplicate pair's two games side by side), sharing
+``static/report.css`` and ``static/report.js``. What the viewer shows of a match is in ``data/<id>.js``
+(compressed: the facts, a compact replay that report.js rebuilds the steps from, the bots' info lines and
+think times, stderr, and the transcripts of the matches with a fault), which it loads with a ``<script>``
+element. One jinja2 environment with autoescaping on for every template; the SVG charts are built in
+Python with every text escaped.
 """
 
 from __future__ import annotations
@@ -21,17 +23,15 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
-from markupsafe import Markup
 
 from arena.report import context as ctx
 
 if TYPE_CHECKING:
-    from arena.tournament.store import Store, StoredDeal, StoredMatch, StoredTermination
+    from arena.tournament.store import Store, StoredMatch, StoredSeat, StoredTermination
 
 __all__ = ["environment", "render_report"]
 
@@ -50,34 +50,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         auto_reload=False,
     )
-    env.filters.update(card=card_html, cards=cards_html, signed=ctx.signed, pct=ctx.pct, ms=_ms, fname=ctx.file_name,
+    env.filters.update(signed=ctx.signed, pct=ctx.pct, ms=_ms, fname=ctx.file_name,
                        when=ctx._when)
     return env
-
-
-def card_html(card: str | None) -> Markup:
-    """``Th`` as a small card: ``<span class="card red">10♥</span>`` (the text escaped, always)."""
-    if not card:
-        return Markup("")
-    html = _CARD_HTML.get(card)
-    if html is None:
-        suit = card[1:2]
-        red = " red" if suit in ("h", "d") else ""
-        name = f"{'10' if card[0] == 'T' else card[0]} of {ctx.SUIT_NAMES.get(suit, '?')}"
-        html = Markup('<span class="card{}" title="{}">{}</span>').format(red, name, ctx.card_text(card))
-        if len(_CARD_HTML) < 1000:
-            _CARD_HTML[card] = html
-    return html
-
-
-_CARD_HTML: dict[str, Markup] = {}
-
-
-def cards_html(cards: str | Iterable[str] | None) -> Markup:
-    if not cards:
-        return Markup("")
-    items = cards.split() if isinstance(cards, str) else list(cards)
-    return Markup(" ").join(card_html(c) for c in items)
 
 
 def _ms(v: float | None) -> str:
@@ -109,45 +84,66 @@ def _copy_static(out: Path) -> None:
 
 
 def _existing_pages(out: Path) -> set[str]:
+    """What a link may point to: the pages, and ``data/<id>.js`` for each match the viewer can show."""
     pages = {p for p in ("rules.html", "matches.html") if (out / p).exists()}
-    for folder in ("bots", "matches", "pairs"):
+    for folder, ext in (("bots", ".html"), ("data", ".js")):
         try:
-            pages.update(f"{folder}/{n}" for n in os.listdir(out / folder) if n.endswith(".html"))
+            pages.update(f"{folder}/{n}" for n in os.listdir(out / folder) if n.endswith(ext))
         except OSError:
             pass
     return pages
 
 
-def render_report(store: Store, out_dir: Path, index_only: bool = False, workers: int | None = None) -> Path:
+def _remove_old_pages(out: Path) -> None:
+    """The page per match and per pair of earlier versions (``matches/``, ``pairs/``): the viewer replaced them."""
+    for folder in ("matches", "pairs"):
+        try:
+            names = os.listdir(out / folder)
+        except OSError:
+            continue
+        for n in names:
+            if n.endswith(".html"):
+                (out / folder / n).unlink(missing_ok=True)
+        try:
+            (out / folder).rmdir()
+        except OSError:
+            pass
+
+
+def render_report(store: Store, out_dir: Path, index_only: bool = False, workers: int | None = None,
+                  transcripts: str = "faults") -> Path:
     """Render the tournament in ``store`` into ``out_dir``; returns the path of ``index.html``.
 
     ``index_only`` re-renders just the index (cheaper ratings bootstrap, progress line while the
     tournament runs); it links only to pages that already exist. ``workers`` caps the processes that
-    render match pages of a large tournament (default: the CPUs, at most 8; env ``ARENA_REPORT_WORKERS``).
+    write the matches' data files of a large tournament (default: the CPUs, at most 8; env
+    ``ARENA_REPORT_WORKERS``). ``transcripts`` says which matches' data files carry their protocol
+    transcripts: ``all``, ``faults`` (those with a termination or a substitution) or ``none``.
     """
+    if transcripts not in ctx.TRANSCRIPTS:
+        raise ValueError(f"transcripts must be one of {', '.join(ctx.TRANSCRIPTS)}, not {transcripts!r}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     env = environment()
     _copy_static(out)
-    # Not through the tournament runner (arena.tournament.runner, the owner of concurrency for matches): pages
-    # are CPU-bound Python, which only separate processes render in parallel, and the runner's slots are
-    # trio tasks that wait on bots. So the match pages are split into chunks, one per render process.
+    # Not through the tournament runner (arena.tournament.runner, the owner of concurrency for matches): data
+    # files are CPU-bound Python, which only separate processes write in parallel, and the runner's slots are
+    # trio tasks that wait on bots. So the matches are split into chunks, one per render process.
     children: list[tuple[subprocess.Popen[bytes], dict[str, Any]]] = []
     own_job: dict[str, Any] | None = None
     if not index_only:
         t, matches = ctx.load_matches(store)
         names = ctx.bot_names(store, t.name, matches)
-        base = {"tournament": t.name, "status": t.status}
         linked = {"rules.html", "matches.html"}
         linked.update(f"bots/{ctx.file_name(b)}.html" for b in names)
-        linked.update(f"matches/{ctx.file_name(m.match_id)}.html" for m in matches if m.done)
-        by_id = {m.match_id: m for m in matches}
-        linked.update(f"pairs/{ctx.file_name(ctx.pair_id(by_id[g0]))}.html" for g0, _ in ctx.comparable_pairs(matches))
-        (out / "matches").mkdir(exist_ok=True)
-        jobs = [{"base": base, "linked": sorted(linked), "items": chunk}
+        linked.update(f"data/{ctx.file_name(m.match_id)}.js" for m in matches if m.done)
+        _remove_old_pages(out)
+        jobs = [{"transcripts": transcripts, "items": chunk}
                 for chunk in _chunks(ctx.match_plan(matches), _worker_count(workers, len(matches)))]
-        own_job = jobs[0] if jobs else None
-        children = [(_start_worker(store, out, job), job) for job in jobs[1:]]
+        if len(jobs) == 1:
+            own_job = jobs[0]
+        else:  # every share in a worker: this process fits the ratings and writes the other pages meanwhile
+            children = [(_start_worker(store, out, job), job) for job in jobs]
     data = ctx.load(store, bootstrap=ctx.BOOTSTRAP_LIVE if index_only else ctx.BOOTSTRAP_FINAL,
                     think_times=not index_only)
     base = {"tournament": data.tournament.name, "status": data.status}
@@ -156,6 +152,8 @@ def render_report(store: Store, out_dir: Path, index_only: bool = False, workers
     if index_only:
         linked = _existing_pages(out)
     else:
+        for viewer in ("match.html", "pair.html"):
+            _write(out / viewer, env.get_template(viewer).render(**base, root="", linked=linked, title=viewer))
         _render_lists(store, data, out, env, base, linked)
         if own_job is not None:
             render_matches(store, out, own_job)
@@ -232,48 +230,52 @@ def _worker_main() -> None:
 
 
 def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
-    """Render the match pages of ``job["items"]`` (each ``[id, partner id, previous id, next id, first
-    game id]``, see :func:`arena.report.context.match_plan`), and after the second game of a comparable
-    duplicate pair its pair page (the first game's deals are usually the previous item's). Each match's
-    replay and transcripts go to ``data/<id>.js``, which both pages load."""
-    env = environment()
-    page = env.get_template("match.html")
-    pair_page = env.get_template("pair.html")
+    """Write the data files of ``job["items"]`` (each ``[id, partner id, previous id, next id]``, see
+    :func:`arena.report.context.match_plan`): ``data/<id>.js``, one match's facts, compact
+    replay, what its bots said and (for the matches ``job["transcripts"]`` names) its transcripts, which the
+    viewer pages ``match.html`` and ``pair.html`` load. One match at a time: memory stays flat."""
     t, matches = ctx.load_matches(store)
     by_id = {m.match_id: m for m in matches}
     rules = ctx.rules_of(t.rules)
-    linked = set(job["linked"])
-    base = job["base"]
-    for folder in ("matches", "data"):
-        (out / folder).mkdir(exist_ok=True)
-    recent: dict[str, list[StoredDeal]] = {}  # match id -> deals: the last few
-    for mid, partner, prev, nxt, *rest in job["items"]:
+    policy = job.get("transcripts", "faults")
+    terms: dict[str, list[StoredTermination]] = {}
+    for term in store.terminations(t.name):
+        terms.setdefault(term.match_id, []).append(term)
+    (out / "data").mkdir(exist_ok=True)
+    for mid, partner, prev, nxt, *_ in job["items"]:
         m = by_id.get(mid)
         if m is None or not m.done:
             continue
-        deals = store.deals(mid)
-        seats = store.seats(mid)
-        replay = ctx.match_replay(rules, m, deals, seats) if rules is not None else None
-        context = ctx.match_context(m, deals, store.match_terminations(mid), seats,
-                                    by_id.get(partner) if partner else None,
-                                    (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules,
-                                    replay_data=replay)
-        _write(out / "data" / f"{context.data_file}.js", ctx.match_data_script(mid, replay, seats))
-        html = page.render(**base, root="../", linked=linked, **ctx.template_vars(context))
-        _write(out / "matches" / f"{ctx.file_name(mid)}.html", html)
-        if replay is None:
-            continue
-        if len(recent) >= 4:
-            recent.pop(next(iter(recent)))
-        recent[mid] = deals
-        first = by_id.get(rest[0]) if rest and rest[0] else None
-        if first is not None and rules is not None:
-            if first.match_id not in recent:
-                recent[first.match_id] = store.deals(first.match_id)
-            pair = ctx.pair_context((first, m), (recent[first.match_id], deals))
-            (out / "pairs").mkdir(exist_ok=True)
-            _write(out / "pairs" / f"{ctx.file_name(pair.pair)}.html",
-                   pair_page.render(**base, root="../", linked=linked, **ctx.template_vars(pair)))
+        mterms = terms.get(mid, [])
+        full = ctx.wants_transcripts(policy, m, mterms)
+        payload = ctx.match_data(m, store.deals(mid), mterms, _seats(store, mid, full),
+                                 by_id.get(partner) if partner else None,
+                                 (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules, full)
+        file = ctx.file_name(mid)
+        _write(out / "data" / f"{file}.js", ctx.match_data_script(file, payload))
+
+
+def _seats(store: Store, match_id: str, referee_lines: bool) -> list[StoredSeat]:
+    """A match's seats; without ``referee_lines`` the store may give the referee's own lines as their first
+    word only (it regenerates them, which costs a replay), which is all the replay's annotations read."""
+    if referee_lines or not _takes_referee_lines(store):
+        return store.seats(match_id)
+    return store.seats(match_id, referee_lines=False)  # type: ignore[call-arg,unused-ignore]
+
+
+_TAKES_REFEREE_LINES: dict[type, bool] = {}
+
+
+def _takes_referee_lines(store: Any) -> bool:
+    cls = type(store)
+    if cls not in _TAKES_REFEREE_LINES:
+        import inspect
+
+        try:
+            _TAKES_REFEREE_LINES[cls] = "referee_lines" in inspect.signature(cls.seats).parameters
+        except (AttributeError, TypeError, ValueError):
+            _TAKES_REFEREE_LINES[cls] = False
+    return _TAKES_REFEREE_LINES[cls]
 
 
 # ------------------------------------------------------------------------------------------- other pages

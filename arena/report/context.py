@@ -1,16 +1,18 @@
 """What the report's pages show: typed page contexts, built from the store's typed reads.
 
 :func:`load` reads what the index needs (the tournament, its bots and matches, the standings' facts) and
-fits the ratings once; :func:`index_context`, :func:`rules_context`, :func:`matches_context`,
-:func:`bot_context` and :func:`match_context` turn that into one frozen value per page, whose fields are
-the template's variables (docs/REPORTS.md lists them). Per-bot totals come from
-:func:`arena.stats.standings`; the report computes none of its own and runs no SQL. :func:`replay` re-runs
-a match's deals through ``arena.game`` and snapshots the table after every action for the replay viewer.
+fits the ratings once; :func:`index_context`, :func:`rules_context`, :func:`matches_context` and
+:func:`bot_context` turn that into one frozen value per page, whose fields are the template's variables
+(docs/REPORTS.md lists them). Per-bot totals come from :func:`arena.stats.standings`; the report computes
+none of its own and runs no SQL. :func:`match_data` is what the viewer (``match.html#<id>``,
+``pair.html#<id>``) shows of one match, written to its data file by :func:`match_data_script`: the facts,
+a compact replay (:func:`compact_deal`: each deal's dealt hands and public events, from ``arena.game``),
+what each bot said and how long it thought, and the transcripts where they are kept. :func:`replay` builds
+every step's table with the rules engine: the reference report.js's rebuilding is tested against.
 
 Nothing here formats HTML: the templates do, with autoescaping; the only markup built in Python is the
-SVG charts (arena.report.charts, every text escaped) and the replay JSON (escaped for a <script> tag).
+SVG charts (arena.report.charts, every text escaped).
 """
-
 from __future__ import annotations
 
 import base64
@@ -20,13 +22,13 @@ import math
 import re
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from arena.game.actions import Action
-from arena.game.cards import ALL_CARDS, SUITS, Card, CardError
+from arena.game.cards import ALL_CARDS, SUITS, Card
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
@@ -52,7 +54,6 @@ BOOTSTRAP_LIVE = 200
 TRAJECTORY_POINTS = 40
 RECENT_MATCHES = 12
 
-SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 _DISPLAY_SUIT = {s: n for n, s in enumerate("shcd")}  # black, red, black, red: hands read well
 
 _SAFE_FILE = re.compile(r"[a-z0-9][a-z0-9._-]{0,80}")
@@ -68,42 +69,6 @@ def file_name(name: str) -> str:
     cleaned = _UNSAFE_CHARS.sub("_", name).strip("._-").lower()[:60] or "x"
     digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{cleaned}-{digest}"
-
-
-def json_for_script(data: Any) -> Markup:
-    """JSON that is safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&`` appears
-    literally (so neither ``</script>`` nor ``<!--`` can end or confuse the element)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    text = (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-    return Markup(text)
-
-
-def match_data_script(match_id: str, replay: dict[str, Any] | None, seats: Sequence[StoredSeat]) -> str:
-    """``data/<file_name(match_id)>.js``: a match's replay and transcripts, which its page and its pair page
-    load with ``<script src>`` (a local file may be loaded so from file://, where ``fetch`` is blocked).
-
-    The JSON ``{"replay": ..., "seats": [{"seat", "stderr", "t", "lines"}, ...]}`` (see
-    :func:`transcript_columns`) is zlib-compressed and base64-encoded into one call
-    ``arenaData("<match id>", "<base64>")``; report.js inflates it with the browser's ``DecompressionStream``
-    and prints each transcript line as :func:`transcript_text` does. :func:`read_match_data` reads it back."""
-    payload = {"replay": replay, "seats": [{"seat": s.seat, "stderr": s.stderr, **transcript_columns(s.transcript)}
-                                           for s in seats if s.seat in (0, 1)]}
-    raw = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    blob = base64.b64encode(zlib.compress(raw, 6)).decode("ascii")  # 9: 5% smaller, 2.5 times slower
-    return f'arenaData({json.dumps(match_id)}, "{blob}");\n'
-
-
-_DATA_CALL = re.compile(r'^arenaData\(("(?:[^"\\]|\\.)*"), "([A-Za-z0-9+/=]*)"\);\n?$')
-
-
-def read_match_data(text: str) -> tuple[str, dict[str, Any]]:
-    """The match id and the payload of a data file written by :func:`match_data_script`."""
-    m = _DATA_CALL.match(text)
-    if m is None:
-        raise ValueError("not an arena match data file")
-    raw = zlib.decompress(base64.b64decode(m.group(2))).decode("utf-8", "surrogatepass")
-    return json.loads(m.group(1)), json.loads(raw)
 
 
 def template_vars(page: Any) -> dict[str, Any]:
@@ -172,18 +137,15 @@ def bot_names(store: Store, tournament: str, matches: Iterable[StoredMatch]) -> 
 
 
 def match_plan(matches: Sequence[StoredMatch]) -> list[list[str | None]]:
-    """Per finished match: its id, its duplicate partner's id, the previous and next finished match in
-    schedule order (what a match page links to), and, on the second game of a pair that can be compared
-    (:func:`comparable_pairs`), the first game's id: the pair page is rendered with that match."""
+    """Per finished match: its id, its duplicate partner's id, and the previous and next finished match in
+    schedule order (what the viewer links to)."""
     done = [m for m in matches if m.done]
     by_key = {(m.spec.pairing, m.spec.pair_index, m.spec.game): m for m in matches}
-    second = {g1: g0 for g0, g1 in comparable_pairs(matches)}
     plan: list[list[str | None]] = []
     for n, m in enumerate(done):
         partner = by_key.get((m.spec.pairing, m.spec.pair_index, 1 - (m.spec.game or 0)))
         plan.append([m.match_id, partner.match_id if partner and partner is not m else None,
-                     done[n - 1].match_id if n else None, done[n + 1].match_id if n + 1 < len(done) else None,
-                     second.get(m.match_id)])
+                     done[n - 1].match_id if n else None, done[n + 1].match_id if n + 1 < len(done) else None])
     return plan
 
 
@@ -191,21 +153,6 @@ def pair_id(m: StoredMatch) -> str:
     """A duplicate pair's id, the match ids without their game: ``A-vs-B-pN``."""
     a, b = m.spec.pairing
     return f"{a}-vs-{b}-p{m.spec.pair_index}"
-
-
-def comparable_pairs(matches: Iterable[StoredMatch]) -> list[tuple[str, str]]:
-    """The duplicate pairs a pair page compares, as (game 0's id, game 1's id) in schedule order: both
-    games finished, with the same deals (not ``duplicate: false``) and the bots in swapped seats."""
-    by_key: dict[tuple[Any, ...], dict[int, StoredMatch]] = {}
-    for m in matches:
-        if m.done and m.spec.game in (0, 1):
-            by_key.setdefault((m.spec.pairing, m.spec.pair_index), {})[m.spec.game] = m
-    out = []
-    for games in by_key.values():
-        g0, g1 = games.get(0), games.get(1)
-        if g0 and g1 and _comparable(g0, g1):
-            out.append((g0.match_id, g1.match_id))
-    return out
 
 
 def _comparable(m: StoredMatch, partner: StoredMatch) -> bool:
@@ -258,14 +205,6 @@ def scale_colour(x: float | None) -> str:
     return f"background-color: rgb({rgb[0]}, {rgb[1]}, {rgb[2]})"
 
 
-def card_text(card: str) -> str:
-    """``Th`` -> ``10♥`` (plain text, e.g. for titles); text that is not a card stays as it is."""
-    try:
-        return Card.parse(card).display()
-    except CardError:
-        return card
-
-
 def result_text(m: StoredMatch) -> str:
     """``7–3`` (game points by seat), ``forfeit (0–0)`` for a match a termination decided (the points are
     those when it ended: the winner did not reach the target), ``abandoned``, or the status of a match not
@@ -302,13 +241,6 @@ class MatchLine:
     terminated_bot: str | None
     deals: int | None
     finished: str  # when it finished, for people; "" until it is done
-
-
-@dataclass(frozen=True)
-class PartnerLine(MatchLine):
-    """The duplicate partner of a match."""
-
-    same_deals: bool  # False when the two games were given different deals (``duplicate: false``)
 
 
 @dataclass(frozen=True)
@@ -507,13 +439,13 @@ MATCHES_PAGE_ROWS = 200  # rows of the matches list shown at once; report.js pag
 def matches_data_script(page: MatchesPage, linked: set[str]) -> str:
     """``data/matches.js``: every row of the matches list, which report.js filters, sorts and shows a page
     at a time (20,000 rows as HTML would be megabytes for the browser to lay out). One call
-    ``arenaMatches([...])``; each row ``[order, id, page file or "", seat0, seat1, result, winner, deals,
+    ``arenaMatches([...])``; each row ``[order, id, data file or "", seat0, seat1, result, winner, deals,
     ended by, the bot that forfeited or "", done]`` (the text of each cell, as the table shows it)."""
     rows = []
     for m in page.matches:
         ended = (m.reason or "") + (f" ({m.terminated_bot})" if m.terminated_bot else "")
         forfeit = (m.terminated_bot or "") if m.result.startswith("forfeit") else ""
-        rows.append([m.order + 1, m.match_id, m.file if f"matches/{m.file}.html" in linked else "", m.seat0,
+        rows.append([m.order + 1, m.match_id, m.file if f"data/{m.file}.js" in linked else "", m.seat0,
                      m.seat1, m.result, m.winner or "", m.deals if m.deals is not None else "", ended, forfeit,
                      1 if m.status == "done" else 0])
     return f"arenaMatches({json.dumps(rows, separators=(',', ':'))});\n"
@@ -704,38 +636,6 @@ def transcript_text(lines: list[Any] | str) -> tuple[str, int]:
 
 
 @dataclass(frozen=True)
-class SeatLine:
-    """One seat of a match: its bot, score, think time and transcript."""
-
-    seat: int
-    bot: str
-    file: str
-    score: int | None
-    substitutions: int  # random legal actions the referee played for it
-    decisions: int | None
-    think_median: float | None
-    think_max: float | None
-    transcript_lines: int
-    stderr: str
-
-
-@dataclass(frozen=True)
-class DealLine:
-    """One row of a match page's table of deals."""
-
-    idx: int
-    dealer: str  # the dealer's name, "?" when the database does not say
-    trump: str | None
-    winner: str | None  # None for a deal nobody won
-    game_points: int | None
-    reason: str | None
-    points: tuple[int | None, int | None]  # card points by seat
-    tricks: tuple[int | None, int | None]
-    forfeit: bool
-    steps: int  # the replay's steps in this deal (0 without a replay): its last step is #d<idx+1>s<steps>
-
-
-@dataclass(frozen=True)
 class ForfeitLine:
     """Who lost a match by a termination, and why (the termination that decided it)."""
 
@@ -746,29 +646,6 @@ class ForfeitLine:
     line: str | None  # the offending line, if a line caused it
     deal: int | None  # 0-based; None before the first deal
     winner: str | None  # who was given the match
-    at: str | None  # the replay step where it happened, as a link ("#d2s9"); None without one
-
-
-@dataclass(frozen=True)
-class MatchPage:
-    """matches/<id>.html."""
-
-    title: str  # "A vs B" in the order of the match id (the pairing), whatever the seats
-    m: StoredMatch
-    bots: tuple[str, str]  # by seat
-    seats: list[SeatLine]  # seat 0, seat 1
-    sides: list[SeatLine]  # the same in the order of the match id: seat 1 first in a pair's second game
-    result: str
-    forfeit: ForfeitLine | None  # the match was decided by a termination: who, why
-    terminations: list[StoredTermination]
-    partner: PartnerLine | None  # the duplicate partner
-    pair: str | None  # the pair page comparing this match with its partner (file name without .html)
-    prev: MatchLine | None  # the previous and next finished match in schedule order
-    next: MatchLine | None
-    deals: list[DealLine]
-    replay: dict[str, Any] | None  # the replay viewer's data (None when the rule set cannot be read)
-    data_file: str  # data/<data_file>.js holds the replay and the transcripts (see match_data_script)
-    steps: int  # steps of the replay
 
 
 def id_order(m: StoredMatch) -> tuple[int, int]:
@@ -787,79 +664,248 @@ def forfeit_of(m: StoredMatch, terms: Sequence[StoredTermination]) -> ForfeitLin
     bot = m.terminated_bot or (t.bot if t else "?")
     seat = t.seat if t and t.seat in (0, 1) else (0 if bot == m.seat0 else 1 if bot == m.seat1 else None)
     return ForfeitLine(bot=bot, seat=seat, kind=m.termination, detail=t.detail if t else None,
-                       line=t.line if t else None, deal=t.deal if t else None, winner=m.winner, at=None)
+                       line=t.line if t else None, deal=t.deal if t else None, winner=m.winner)
 
 
-def match_context(
+#: ``arena report --transcripts``: which matches' data files carry the full protocol transcripts.
+TRANSCRIPTS = ("all", "faults", "none")
+
+
+def has_fault(m: StoredMatch, terms: Sequence[StoredTermination]) -> bool:
+    """A match a bot author debugs: one with a termination or a move the referee played for a bot."""
+    return bool(terms) or bool(m.termination) or any(m.substitutions)
+
+
+def wants_transcripts(policy: str, m: StoredMatch, terms: Sequence[StoredTermination]) -> bool:
+    return policy == "all" or (policy == "faults" and has_fault(m, terms))
+
+
+def _ms3(v: float | None) -> float | None:
+    """A think time to four significant digits (the viewer shows three)."""
+    return None if v is None else float(f"{v:.4g}")
+
+
+def _link(m: StoredMatch | None) -> dict[str, Any] | None:
+    return None if m is None else {"id": m.match_id, "file": file_name(m.match_id), "result": result_text(m)}
+
+
+def match_data(
     m: StoredMatch,
-    deals: list[StoredDeal],
-    terms: list[StoredTermination],
-    seats: list[StoredSeat],
+    deals: Sequence[StoredDeal],
+    terms: Sequence[StoredTermination],
+    seats: Sequence[StoredSeat],
     partner: StoredMatch | None,
     neighbours: tuple[StoredMatch | None, StoredMatch | None],
     rules: RuleSet | None,
-    replay_data: dict[str, Any] | None = None,
-) -> MatchPage:
-    """``replay_data``: the match's :func:`match_replay`, when the caller has it already."""
+    transcripts: bool,
+) -> dict[str, Any]:
+    """Everything the viewer (``match.html#<file>``, ``pair.html#<file>``) shows of one finished match, as
+    the JSON of its data file (:func:`match_data_script`; docs/REPORTS.md, "Data files"):
+
+    - ``m``: the facts of the page's head (bots, result, forfeit, terminations, seeds, think times, the
+      duplicate partner, the previous and next match);
+    - ``deals``: per deal the database's row and, when this arena can replay the rule set, the compact
+      replay of :func:`compact_deal` (the dealt hands and each action's public events);
+    - ``say``: what each bot said (``info`` lines, notes) and how long it thought, by replay step;
+    - ``seats``: per seat its stderr, its number of protocol lines and, when ``transcripts``, the lines.
+    """
     bots = m.seats
     by_seat = {s.seat: s for s in seats}
-    seat_info = []
+    note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
+    out_deals: list[dict[str, Any]] = []
+    skeleton: list[dict[str, Any]] = []  # per replayed deal: idx, first step, steps (what annotate reads)
+    n_steps = 0
+    score = [0, 0]
+    for row in deals:
+        d: dict[str, Any] = {"idx": row.idx, "dealer": row.dealer, "trump": row.trump, "winner": row.winner,
+                             "gp": row.game_points, "reason": row.reason, "points": list(row.points),
+                             "tricks": list(row.tricks)}
+        if row.forfeit:
+            d["forfeit"] = 1
+        if rules is not None:
+            steps = compact_deal(rules, row, bots, note, score, d)
+            skeleton.append({"idx": row.idx, "first": n_steps, "steps": steps})
+            n_steps += steps
+            if row.winner in (0, 1) and isinstance(row.game_points, int):
+                score[row.winner] += row.game_points
+        out_deals.append(d)
+    say: list[list[Any]] = []
+    if rules is not None and n_steps:
+        frame_steps: list[dict[str, Any]] = [{} for _ in range(n_steps)]
+        frame = {"steps": frame_steps, "deals": skeleton}
+        for seat in seats:
+            if seat.seat in (0, 1):
+                annotate(frame, deals, seat.seat, seat.transcript, seat.think_ms)
+        for i, step in enumerate(frame_steps):
+            for e in step.get("say", ()):
+                if len(e) == 2 and "ms" in e:  # the usual entry: a think time
+                    say.append([i, e["seat"], e["ms"]])
+                else:
+                    say.append([i, e["seat"], e.get("ms"), {k: v for k, v in e.items() if k not in ("seat", "ms")}])
+    steps_of = {s["idx"]: (s["first"], s["steps"]) for s in skeleton}
+    forfeit = forfeit_of(m, terms)
+    facts: dict[str, Any] = {
+        "bots": list(bots), "files": [file_name(b) for b in bots], "sides": list(id_order(m)),
+        "order": m.spec.order, "pair_index": m.spec.pair_index, "game": m.spec.game,
+        "score": list(m.score), "winner": m.winner, "winner_seat": m.winner_seat, "result": result_text(m),
+        "reason": m.reason, "termination": m.termination, "terminated_bot": m.terminated_bot,
+        "deals": m.deals, "duration_s": m.duration_s, "seeds": [m.spec.deal_seed, m.spec.match_seed],
+        "substitutions": list(m.substitutions),
+        "think": [[x.decisions, _ms3(x.think_median_ms), _ms3(x.think_max_ms)] if x else [None, None, None]
+                  for x in (by_seat.get(0), by_seat.get(1))],
+        "terms": [[t.bot, t.seat, t.kind, t.deal, _ms3(t.at_ms), t.detail, t.line] for t in terms],
+        "replay": rules is not None,
+    }
+    if forfeit is not None:
+        at = None
+        if steps_of:
+            d_idx = forfeit.deal if forfeit.deal in steps_of else skeleton[-1]["idx"]
+            at = [d_idx, steps_of[d_idx][1]]  # 0-based deal, its last step (1-based)
+        facts["forfeit"] = {"bot": forfeit.bot, "seat": forfeit.seat, "kind": forfeit.kind, "detail": forfeit.detail,
+                            "line": forfeit.line, "deal": forfeit.deal, "winner": forfeit.winner, "at": at}
+    if partner is not None:
+        facts["partner"] = {**(_link(partner) or {}), "same": partner.spec.deal_seed == m.spec.deal_seed,
+                            "pair": _comparable(m, partner), "pair_id": pair_id(m)}
+    prev, nxt = neighbours
+    if prev is not None:
+        facts["prev"] = _link(prev)
+    if nxt is not None:
+        facts["next"] = _link(nxt)
+    out_seats = []
     for s in (0, 1):
         st = by_seat.get(s)
         lines = st.transcript if st else []
-        seat_info.append(SeatLine(
-            seat=s, bot=bots[s], file=file_name(bots[s]), score=m.score[s], substitutions=m.substitutions[s],
-            decisions=st.decisions if st else None, think_median=st.think_median_ms if st else None,
-            think_max=st.think_max_ms if st else None, transcript_lines=len(lines) if isinstance(lines, list) else 0,
-            stderr=st.stderr if st else "",
-        ))
-    if replay_data is None and rules is not None:
-        replay_data = match_replay(rules, m, deals, seats)
-    steps_of = {d["idx"]: d["steps"] for d in replay_data["deals"]} if replay_data else {}
-    forfeit = forfeit_of(m, terms)
-    if forfeit and replay_data and replay_data["deals"]:
-        d = forfeit.deal if forfeit.deal is not None and forfeit.deal in steps_of else replay_data["deals"][-1]["idx"]
-        forfeit = replace(forfeit, at=f"#d{d + 1}s{steps_of[d]}")
-    deal_rows = [
-        DealLine(idx=d.idx, dealer=bots[d.dealer] if d.dealer in (0, 1) else "?", trump=d.trump,
-                 winner=bots[d.winner] if d.winner in (0, 1) else None, game_points=d.game_points,
-                 reason=d.reason, points=d.points, tricks=d.tricks, forfeit=d.forfeit, steps=steps_of.get(d.idx, 0))
-        for d in deals
-    ]
-    prev, nxt = neighbours
-    order = id_order(m)
-    comparable = partner is not None and _comparable(m, partner)
-    return MatchPage(
-        title=f"{bots[order[0]]} vs {bots[order[1]]}",
-        m=m,
-        bots=bots,
-        seats=seat_info,
-        sides=[seat_info[order[0]], seat_info[order[1]]],
-        result=result_text(m),
-        forfeit=forfeit,
-        terminations=terms,
-        partner=(PartnerLine(**_line_fields(partner), same_deals=partner.spec.deal_seed == m.spec.deal_seed)
-                 if partner else None),
-        pair=file_name(pair_id(m)) if comparable else None,
-        prev=match_summary(prev) if prev else None,
-        next=match_summary(nxt) if nxt else None,
-        deals=deal_rows,
-        replay=replay_data,
-        data_file=file_name(m.match_id),
-        steps=len(replay_data["steps"]) if replay_data else 0,
-    )
+        entry: dict[str, Any] = {"seat": s, "stderr": st.stderr if st else "",
+                                 "count": len(lines) if isinstance(lines, list) else 0}
+        if transcripts:
+            entry.update(transcript_columns(lines))
+        out_seats.append(entry)
+    return {"id": m.match_id, "m": facts, "deals": out_deals, "say": say, "seats": out_seats,
+            "transcripts": transcripts}
 
 
-def match_replay(rules: RuleSet, m: StoredMatch, deals: Sequence[StoredDeal],
-                 seats: Sequence[StoredSeat]) -> dict[str, Any]:
-    """The replay viewer's data of a finished match: :func:`replay`, with what each bot said (its ``info``
-    lines) and how long it thought at each of its decisions (:func:`annotate`)."""
-    note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
-    data = replay(rules, deals, m.seats, note)
-    for st in seats:
-        if st.seat in (0, 1):
-            annotate(data, deals, st.seat, st.transcript, st.think_ms)
-    return data
+def match_data_script(file: str, payload: dict[str, Any]) -> str:
+    """``data/<file>.js``: one match's :func:`match_data`, which the viewer pages load with ``<script
+    src>`` (a local file may be loaded so from file://, where ``fetch`` is blocked). The JSON is
+    zlib-compressed and base64-encoded into one call ``arenaData("<file>", "<base64>")``; report.js
+    inflates it with the browser's ``DecompressionStream``. :func:`read_match_data` reads it back."""
+    raw = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    blob = base64.b64encode(zlib.compress(raw, 6)).decode("ascii")  # 9: a few % smaller, much slower
+    return f'arenaData("{file}", "{blob}");\n'
+
+
+_DATA_CALL = re.compile(r'^arenaData\("([a-z0-9._-]*)", "([A-Za-z0-9+/=]*)"\);\n?$')
+
+
+def read_match_data(text: str) -> tuple[str, dict[str, Any]]:
+    """The file name and the payload of a data file written by :func:`match_data_script`."""
+    m = _DATA_CALL.match(text)
+    if m is None:
+        raise ValueError("not an arena match data file")
+    raw = zlib.decompress(base64.b64decode(m.group(2))).decode("utf-8", "surrogatepass")
+    return m.group(1), json.loads(raw)
+
+
+# ----------------------------------------------------------------------------------------------- compact replay
+_EVENT_TEXT: dict[Any, str] = {}  # event -> its text in a data file, for the events that depend on nothing else
+
+
+def _event_text(ev: Any) -> str:
+    kind, s = ev.kind, ev.seat
+    if kind == "play" or kind == "draw":
+        return f"{kind[0]}{s}{_CARD_TEXT[ev.card]}"
+    if kind == "trick":
+        return f"t{s}{ev.points}"
+    if kind == "close":
+        return f"c{s}"
+    if kind == "declare":
+        return f"s{s}{ev.points}"
+    if kind == "deal-end":
+        return f"e{s}{ev.points}"
+    raise ValueError(f"an event the report does not know: {kind}")
+
+
+def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_note: str | None,
+                 score: Sequence[int], out: dict[str, Any]) -> int:
+    """Add a deal's compact replay to ``out`` (its data-file entry) and return its number of replay steps.
+
+    What needs the rules comes from ``arena.game``; report.js rebuilds every step's table from it by
+    bookkeeping alone (the same steps as :func:`replay`, which the tests compare it with):
+
+    - ``dealt`` (both hands as dealt, in display order), ``turned`` (the trump card turned up), ``suit``
+      (trump) and ``talon`` (cards left in it);
+    - ``acts``: per action one string of its public events, space-separated, each a letter, the seat and
+      what it needs: ``p0Th`` plays, ``M0Kh20`` a marriage counted now, ``m0Kh20`` one pending (or void,
+      ``m0Kh0``), ``t114`` a trick won by seat 1 worth 14 points, ``d1Ks`` a draw, ``x09hJh``
+      an exchange (the card given, the card taken), ``c0`` a close, ``s066`` a declaration of 66 with its
+      points, ``e12`` the deal's end (winner, game points);
+    - ``why`` (the rules' reason the deal ended), ``final`` (card points at its end, a last-trick bonus
+      included), ``move`` (the seat to move when the replay stops before the deal's end), ``note`` (words
+      for the deal's last step: a forfeit, a result that differs from the database), ``error`` (why the
+      replay stopped: a corrupt row).
+    """
+    try:
+        # a corrupt row without a dealer raises TypeError here, and the page says so
+        deal = Deal(rules, _deck(row.deck), int(row.dealer))  # type: ignore[arg-type]
+    except (ValueError, TypeError) as e:
+        out["error"] = f"cannot replay this deal: {e}"
+        out["broken"] = 1
+        return 1
+    out["suit"] = SUITS[deal.trump]
+    out["turned"] = _CARD_TEXT[deal.trump_card]
+    out["dealt"] = [_hand(deal.hands[0]), _hand(deal.hands[1])]
+    out["talon"] = len(deal.talon)
+    acts: list[str] = []
+    seen = len(deal.events)
+    events = deal.events
+    marriage_points = deal.marriage_points
+    for token in row.actions:
+        try:
+            seat, action = _TOKENS.get(token) or _token(token)
+            before = marriage_points[seat]
+            deal.apply(action, seat)
+        except ValueError as e:  # a corrupt row: show where, keep the table as it was
+            out["error"] = f"replay stopped at {token!r}: {e}"
+            break
+        parts = []
+        for ev in events[seen:]:
+            text = _EVENT_TEXT.get(ev)
+            if text is None:
+                kind, s = ev.kind, ev.seat
+                if kind == "marriage":  # counted now, or pending (or void): the rules and the state say
+                    counted = marriage_points[s] != before
+                    text = f"{'M' if counted else 'm'}{s}{_CARD_TEXT[ev.card]}{ev.points}"  # type: ignore[index]
+                elif kind == "exchange":  # the card given (the new turned card), the card taken
+                    text = f"x{s}{_CARD_TEXT[deal.trump_card]}{_CARD_TEXT[ev.card]}"  # type: ignore[index]
+                else:
+                    text = _event_text(ev)
+                    if len(_EVENT_TEXT) < 5000:
+                        _EVENT_TEXT[ev] = text
+            parts.append(text)
+        seen = len(events)
+        acts.append(" ".join(parts))
+    out["acts"] = acts
+    r = deal.result
+    if r is not None:
+        out["why"] = str(r.reason)
+        out["final"] = list(r.points)
+    else:
+        out["move"] = deal.to_move
+    winner, gp = row.winner, row.game_points
+    if "error" in out:
+        pass
+    elif row.forfeit or row.reason == DealEndReason.FORFEIT or r is None:
+        ending = "Deal over: forfeited"
+        if winner in (0, 1):
+            ending += f"; {bots[winner]} gets {gp} game point{'s' if gp != 1 else ''}"
+        if match_note:
+            ending += f" ({match_note})"
+        out["note"] = f" {ending}."
+    elif winner in (0, 1) and (r.winner, r.game_points) != (winner, gp):
+        out["note"] = f" (the database says {bots[winner]} won {gp}: it differs)"
+    return 1 + len(acts) + (1 if "error" in out else 0)
+
+
 
 
 # ----------------------------------------------------------------------------------------------- replay
@@ -892,9 +938,12 @@ def replay(
     bots: tuple[str, str],
     match_note: str | None = None,
 ) -> dict[str, Any]:
-    """The replay viewer's data: per deal its dealt hands, and one step per action (plus one per deal for
-    the hands as dealt), each with the whole visible table. Labels are lists of text pieces and ``[card]``.
-    ``deal_rows`` are the match's deals, as the store reads them.
+    """Every step of a match's replay with the whole visible table, built with ``arena.game``: per deal its
+    dealt hands, and one step per action (plus one per deal for the hands as dealt). Labels are lists of
+    text pieces and ``[card]``. ``deal_rows`` are the match's deals, as the store reads them.
+
+    The report does not write this (it is some five times the bytes of :func:`compact_deal`): it is the
+    reference that the viewer's rebuilding of the steps from the compact replay is tested against.
     """
     deals_out: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
@@ -1084,10 +1133,15 @@ class _Decision:
         self.ms: float | None = None
 
 
+_MARKERS = ("turn", "deal", "arena")  # the referee's lines that decisions() reads (by their first word)
+
+
 def decisions(lines: list[Any] | str) -> tuple[_Decision, list[_Decision]]:
     """A seat's transcript cut at every ``turn`` line: what came before its first turn (the handshake's
     time: ``info`` lines and notes), and one :class:`_Decision` per turn, in order. A restarted process's
-    handshake belongs to the decision it interrupted (its answer is not a reply)."""
+    handshake belongs to the decision it interrupted (its answer is not a reply). The referee's lines may
+    be their first word only (``Store.seats(..., referee_lines=False)``): a ``deal`` line without its index
+    is the deal after the previous one."""
     before = _Decision(None, None)
     out: list[_Decision] = []
     if not isinstance(lines, list):
@@ -1098,8 +1152,10 @@ def decisions(lines: list[Any] | str) -> tuple[_Decision, list[_Decision]]:
     for item in lines:
         try:
             ms, direction, text = item
+            if direction == ">" and not text.startswith(_MARKERS):  # an event line (or left out): nothing here
+                continue
             head = text[:5]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, AttributeError):
             continue
         if direction == "<":
             if head == "info " or text == "info":
@@ -1108,14 +1164,13 @@ def decisions(lines: list[Any] | str) -> tuple[_Decision, list[_Decision]]:
                 cur.reply, cur.reply_ms = str(text), ms
                 answering = False
         elif direction == ">":
-            if head == "turn ":
+            if head == "turn " or text == "turn":
                 cur = _Decision(deal, ms)
                 out.append(cur)
                 answering = True
-            elif head == "deal ":
+            elif head == "deal " or text == "deal":  # "deal" alone: the store left out the rest (counted)
                 index = text[5:].partition(" ")[0]
-                if index.isdigit():
-                    deal = int(index)
+                deal = int(index) if index.isdigit() else 0 if deal is None else deal + 1
             elif head == "arena":  # a (re)started process's handshake
                 answering = False
         elif direction == "!":
@@ -1217,109 +1272,3 @@ def annotate(
             _say(steps[step], seat, d)
         for d in ds[len(where):][-UNMATCHED:]:  # more turns than actions only where something went wrong
             _say(steps[last_step[n]], seat, d)
-
-
-# ----------------------------------------------------------------------------------------------- pairs
-#: How a deal of a duplicate pair was dealt in its two games (the deck is the same, the dealer may not be).
-SWAPPED = "swapped"  # the same hands in the same seats: each bot plays the cards the other had in the other game
-MIRRORED = "mirrored"  # the other seat dealt (the dealer follows the previous deal): each bot has the same cards
-DIFFERENT = "different"  # other cards (another deck)
-MISSING = "missing"  # only one game has this deal
-
-
-@dataclass(frozen=True)
-class PairDeal:
-    """One deal of a duplicate pair, in both games."""
-
-    idx: int  # 0-based
-    seating: str  # SWAPPED, MIRRORED, DIFFERENT or MISSING
-    diverge: int | None  # the first step (1-based, within the deal) at which the actions differ; None if never
-    actions: tuple[str | None, str | None]  # at that step, what was played in each game ("greedy: play 10♥")
-    results: tuple[str | None, str | None]  # per game: "greedy +2 (66)"; None where the game has no such deal
-    link: str  # the step to look at, as a link ("#d1s5"): where the play diverged, else the deal's first step
-
-    @property
-    def same(self) -> bool:
-        """The deal was dealt alike in both games (swapped or mirrored), so its play can be compared."""
-        return self.seating in (SWAPPED, MIRRORED)
-
-
-@dataclass(frozen=True)
-class PairPage:
-    """pairs/<A-vs-B-pN>.html: the two games of a duplicate pair side by side."""
-
-    title: str
-    pair: str  # the pair's id: the match ids without their game
-    index: int  # the pair's index in the schedule (the N of pN)
-    bots: tuple[str, str]  # the pairing (A, B): A has seat 0 in game 0, seat 1 in game 1
-    games: tuple[MatchLine, MatchLine]  # game 0 and game 1
-    deals: list[PairDeal]  # every deal either game played
-    diverged: PairDeal | None  # the first deal, dealt alike, whose play diverged
-    data_files: tuple[str, str]  # the games' data files (data/<name>.js, see match_data_script)
-    pair_json: Markup  # per deal, for the viewer: {"seating", "diverge"}
-
-
-def _action_text(token: str, bots: tuple[str, str]) -> str:
-    try:
-        seat, action = _TOKENS.get(token) or _token(token)
-    except ValueError:
-        return token
-    what = action.kind if action.card is None else f"{action.kind} {card_text(str(action.card))}"
-    return f"{bots[seat]}: {what}"
-
-
-def _other_seat(token: str) -> str:
-    """``0:play:Th`` -> ``1:play:Th``."""
-    return {"0": "1", "1": "0"}.get(token[:1], token[:1]) + token[1:]
-
-
-def _deal_result(row: StoredDeal, bots: tuple[str, str]) -> str:
-    if row.winner in (0, 1):
-        return f"{bots[row.winner]} +{row.game_points} ({row.reason})"
-    return str(row.reason or "not decided")
-
-
-def pair_context(
-    games: tuple[StoredMatch, StoredMatch],
-    deals: tuple[Sequence[StoredDeal], Sequence[StoredDeal]],
-) -> PairPage:
-    """The pair page of ``games`` (game 0, game 1) and their deals; it loads both games' data files."""
-    g0, g1 = games
-    out = []
-    for n in range(max(len(deals[0]), len(deals[1]))):
-        a = deals[0][n] if n < len(deals[0]) else None
-        b = deals[1][n] if n < len(deals[1]) else None
-        diverge: int | None = None
-        actions: tuple[str | None, str | None] = (None, None)
-        if a is None or b is None:
-            seating = MISSING
-        elif a.deck != b.deck or a.dealer not in (0, 1) or b.dealer not in (0, 1):
-            seating = DIFFERENT
-        else:
-            seating = SWAPPED if a.dealer == b.dealer else MIRRORED
-            # the same action in a mirrored deal is the same bot's, so from the other seat
-            theirs = b.actions if seating == SWAPPED else tuple(_other_seat(t) for t in b.actions)
-            at = next((i for i, (x, y) in enumerate(zip(a.actions, theirs, strict=False)) if x != y),
-                      min(len(a.actions), len(theirs)))
-            if at < max(len(a.actions), len(theirs)):
-                diverge = at + 2  # step 1 shows the hands as dealt, step i + 2 the action i
-                actions = (_action_text(a.actions[at], g0.seats) if at < len(a.actions) else None,
-                           _action_text(b.actions[at], g1.seats) if at < len(b.actions) else None)
-        out.append(PairDeal(
-            idx=n, seating=seating, diverge=diverge, actions=actions,
-            results=(_deal_result(a, g0.seats) if a else None, _deal_result(b, g1.seats) if b else None),
-            link=f"#d{n + 1}s{diverge or 1}",
-        ))
-    pair = pair_id(g0)
-    a_name, b_name = g0.spec.pairing
-    return PairPage(
-        title=f"{a_name} vs {b_name}, pair {g0.spec.pair_index}: both seatings",
-        pair=pair,
-        index=g0.spec.pair_index,
-        bots=(a_name, b_name),
-        games=(match_summary(g0), match_summary(g1)),
-        deals=out,
-        diverged=next((d for d in out if d.same and d.diverge is not None), None),
-        data_files=(file_name(g0.match_id), file_name(g1.match_id)),
-        pair_json=json_for_script({"deals": [{"seating": d.seating, "diverge": d.diverge} for d in out]}),
-    )

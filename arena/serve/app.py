@@ -129,7 +129,7 @@ def file_response(folder: Path, path: str) -> Response:
 def build_app(hall: RoomHall) -> Starlette:
     env = environment()
     replays = ReplayRenderer(hall)
-    hall.replay_url = lambda variant, match_id: f"/replay/{variant}/matches/{_file_name(match_id)}.html"
+    hall.replay_url = lambda variant, match_id: f"/replay/{variant}/match.html#{_file_name(match_id)}"
 
     def lang_of(request: Request | WebSocket) -> str:
         return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),

@@ -1,16 +1,16 @@
-/* arena report: sortable tables, the matches filter, the replay viewer and the side-by-side pair viewer.
-   Vanilla JS, no network. A match's replay and transcripts come from its data file, data/<id>.js, loaded by
-   a <script src> element (which works from file://, where fetch is blocked): it calls arenaData(id, base64)
-   with its JSON zlib-compressed, which the browser's DecompressionStream inflates. Everything a bot wrote
-   goes in through textContent only. */
+/* arena report: sortable tables, the matches filter, and the viewer pages: match.html#<id> (a match: its
+   facts, replay, deals and transcripts) and pair.html#<id> (a duplicate pair side by side). Vanilla JS, no
+   network. A match's data comes from its data file, data/<id>.js, loaded by a <script> element that this
+   script adds (which works from file://, where fetch is blocked): it calls arenaData(id, base64) with its
+   JSON zlib-compressed, which the browser's DecompressionStream inflates. The replay's steps are rebuilt
+   here from each deal's dealt hands and public events (rebuildReplay), by bookkeeping: every fact that
+   needs the rules (who took a trick, its points, the draws) is in the data. Everything a bot wrote goes in
+   through textContent only. */
 var arenaData = (function () {
   "use strict";
   var loaded = {};
   function arenaData(id, b64) { loaded[id] = b64; }
-  arenaData.get = function (id) {
-    if (!Object.prototype.hasOwnProperty.call(loaded, id)) {
-      return Promise.reject(new Error("its data file (data/….js) is missing"));
-    }
+  function inflate(id) {
     if (typeof DecompressionStream === "undefined") {
       return Promise.reject(new Error("this browser cannot inflate the data (no DecompressionStream)"));
     }
@@ -18,12 +18,145 @@ var arenaData = (function () {
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
     return new Response(stream).text().then(JSON.parse);
+  }
+  /* The payload of data/<id>.js (root: the path to the report's folder), loading the file first. */
+  arenaData.load = function (id, root) {
+    if (!/^[a-z0-9][a-z0-9._-]*$/.test(id)) return Promise.reject(new Error("\u201c" + id + "\u201d names no match"));
+    if (Object.prototype.hasOwnProperty.call(loaded, id)) return inflate(id);
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = (root || "") + "data/" + id + ".js";
+      s.onload = function () {
+        if (Object.prototype.hasOwnProperty.call(loaded, id)) resolve(inflate(id));
+        else reject(new Error("data/" + id + ".js is not a match's data file"));
+      };
+      s.onerror = function () { reject(new Error("data/" + id + ".js is missing: no finished match has that id")); };
+      document.head.appendChild(s);
+    });
   };
   return arenaData;
 })();
 
 /* data/matches.js: the rows of the matches list */
 function arenaMatches(rows) { arenaMatches.rows = rows; }
+
+/* The replay's steps from a data file's deals (see arena.report.context.compact_deal): the same steps,
+   with the same table at each, that arena.report.context.replay builds with the rules engine. */
+var rebuildReplay = (function () {
+  "use strict";
+  var RANKS = "9JQKTA", SUITS = "shcd";  /* display order: black, red, black, red; high ranks first */
+  function order(c) { return SUITS.indexOf(c.charAt(1)) * 6 + 5 - RANKS.indexOf(c.charAt(0)); }
+  function cards(text) { return text ? text.split(" ") : []; }
+  function handText(hand) { return hand.slice().sort(function (a, b) { return order(a) - order(b); }).join(" "); }
+  function drop(hand, card) { var i = hand.indexOf(card); if (i >= 0) hand.splice(i, 1); }
+
+  return function rebuildReplay(data) {
+    var bots = data.m.bots, steps = [], deals = [], score = [0, 0];
+    data.deals.forEach(function (row, di) {
+      var info = { idx: row.idx, dealer: row.dealer, trump: row.suit || row.trump, dealt: row.dealt || ["", ""],
+        result: null, first: steps.length };
+      deals.push(info);
+      if (row.broken) {
+        steps.push({ deal: di, label: [row.error], hands: ["", ""], talon: 0, points: [0, 0], tricks: [0, 0],
+          score: score.slice() });
+      } else {
+        var hands = [cards(row.dealt[0]), cards(row.dealt[1])], talon = row.talon, trump = row.turned;
+        var points = [0, 0], pending = [0, 0], tricks = [0, 0], marriages = [], closed = null, over = false;
+        var table = [], acts = row.acts;
+        var moveAfter = function (i) {  /* the seat to move after action i (-1: as dealt) */
+          if (over) return undefined;
+          if (i + 1 < acts.length) return parseInt(acts[i + 1].charAt(1), 10);
+          return row.move;
+        };
+        var snap = function (label, onTable, won, move) {
+          var s = { deal: di, label: label, hands: [handText(hands[0]), handText(hands[1])], talon: talon,
+            points: points.slice(), tricks: tricks.slice(), score: score.slice() };
+          if (talon > 0) s.turned = trump;
+          if (onTable.length) s.table = onTable.map(function (t) { return t.slice(); });
+          if (won !== null) s.won = won;
+          if (pending[0] || pending[1]) s.pending = pending.slice();
+          if (marriages.length) s.marriages = marriages.map(function (m) { return m.slice(); });
+          if (closed !== null) s.closed = closed;
+          if (move !== undefined && move !== null) s.move = move;
+          return s;
+        };
+        steps.push(snap(["Deal " + (row.idx + 1) + ": " + bots[row.dealer] + " deals; trump ", [row.turned], " turned."],
+          [], null, moveAfter(-1)));
+        acts.forEach(function (act, i) {
+          var out = [], draws = [], won = null;
+          if (table.length === 2) table = [];
+          act.split(" ").forEach(function (ev) {
+            var k = ev.charAt(0), s = parseInt(ev.charAt(1), 10), rest = ev.slice(2), who = bots[s];
+            if (k === "p") {
+              out.push(who + (table.length ? " plays " : " leads "), [rest], ". ");
+              table.push([s, rest]);
+              drop(hands[s], rest);
+            } else if (k === "m" || k === "M") {
+              var suit = rest.charAt(1), pts = parseInt(rest.slice(2), 10);
+              var note = tricks[s] || !pts ? String(pts) : pts + ", counted with " + who + "'s first trick";
+              if (!pts) note = "no points before a trick";
+              out.push(who + " declares the marriage ", ["K" + suit], ["Q" + suit], " (" + note + "). ");
+              if (k === "M") points[s] += pts; else pending[s] += pts;
+              marriages.push([s, suit]);
+            } else if (k === "t") {
+              var tp = parseInt(rest, 10);
+              won = s;
+              tricks[s] += 1;
+              points[s] += tp + pending[s];
+              pending[s] = 0;
+              out.push(who + " wins the trick (+" + tp + "). ");
+            } else if (k === "d") {
+              draws.push(who + " draws ", [rest]);
+              draws.push(draws.length < 4 ? ", " : ". ");
+              hands[s].push(rest);
+              talon -= 1;
+            } else if (k === "x") {
+              var given = rest.slice(0, 2), taken = rest.slice(2, 4);
+              out.push(who + " exchanges ", [given], " for the turned ", [taken], ". ");
+              drop(hands[s], given);
+              hands[s].push(taken);
+              trump = given;
+            } else if (k === "c") {
+              closed = s;
+              out.push(who + " closes the talon. ");
+            } else if (k === "s") {
+              out.push(who + " declares 66 with " + rest + " points. ");
+            } else if (k === "e") {
+              var gp = parseInt(rest, 10);
+              out = out.concat(draws);
+              draws = [];
+              out.push("Deal over: " + who + " wins " + gp + " game point" + (gp !== 1 ? "s" : "") + " (" + (row.why || "?") + "). ");
+              over = true;
+              if (row.final) points = row.final.slice();
+            }
+          });
+          out = out.concat(draws);
+          if (out.length && typeof out[out.length - 1] === "string") out[out.length - 1] = out[out.length - 1].replace(/\s+$/, "");
+          steps.push(snap(out, table, won, moveAfter(i)));
+        });
+        if (row.error) steps.push(snap([row.error], [], null, over ? undefined : row.move));
+      }
+      var last = steps[steps.length - 1];
+      if (row.note) last.label = last.label.concat([row.note]);
+      if ((row.winner === 0 || row.winner === 1) && typeof row.gp === "number") {
+        score[row.winner] += row.gp;
+        last.score = score.slice();
+        info.result = bots[row.winner] + " +" + row.gp + " (" + row.reason + ")";
+      }
+      last.end = true;
+      info.steps = steps.length - info.first;
+    });
+    (data.say || []).forEach(function (e) {
+      var step = steps[e[0]];
+      if (!step) return;
+      var entry = { seat: e[1] };
+      if (typeof e[2] === "number") entry.ms = e[2];
+      Object.keys(e[3] || {}).forEach(function (k) { entry[k] = e[3][k]; });
+      (step.say = step.say || []).push(entry);
+    });
+    return { bots: bots, deals: deals, steps: steps };
+  };
+})();
 
 (function () {
   "use strict";
@@ -235,8 +368,9 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
     fill($("table"), table);
   }
 
-  /* ---------------------------------------------------------------- links to a step: #d3s7 */
-  var STEP_HASH = /^#d(\d+)s(\d+)$/;
+  /* ---------------------------------------------------------------- links to a step: #<id>/d3s7 */
+  var STEP_HASH = /(?:^#|\/)d(\d+)s(\d+)$/;
+  var stepBase = "#";  /* a step's link is stepBase + "d3s7": the viewer pages put the match's id first */
   var written = null;  /* the hash this script set last (a hashchange it caused is not a new link) */
 
   function readStepHash() {
@@ -290,7 +424,7 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
       $("r-next").disabled = at === steps.length - 1;
       $("r-next-deal").disabled = s.deal === deals.length - 1;
       root.setAttribute("data-step", String(at));
-      var h = "#d" + (s.deal + 1) + "s" + (at - deal.first + 1);
+      var h = stepBase + "d" + (s.deal + 1) + "s" + (at - deal.first + 1);
       $("r-link").setAttribute("href", h);
       if (!fromLink) writeHash(h);
     }
@@ -323,11 +457,11 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
 
   /* ---------------------------------------------------------------- a duplicate pair side by side */
   /* Both games at the same deal and step (a game whose deal is shorter stays on its last step). */
-  function PairReplay(root, games, pair) {
+  function PairReplay(root, games, pair) {  /* games: rebuilt replays plus .file, their data file */
     var prefixes = ["a", "b"];
     var nDeals = Math.max(games[0].deals.length, games[1].deals.length);
     var d = 0, k = 0;
-    var pages = prefixes.map(function (p) { return document.getElementById(p + "-open").getAttribute("href"); });
+    var pages = games.map(function (g) { return "match.html#" + g.file + "/"; });
     function $(id) { return document.getElementById(id); }
     function dealSteps(n) {
       return Math.max.apply(null, games.map(function (g) { return g.deals[n] ? g.deals[n].steps : 1; }));
@@ -369,7 +503,7 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
         var kk = Math.min(k, deal.steps - 1);
         drawStep(p + "-", data, deal.first + kk);
         $(p + "-pos").textContent = "step " + (kk + 1) + " of " + deal.steps + (kk < k ? " (the deal ended here)" : "");
-        $(p + "-open").setAttribute("href", pages[g] + "#d" + (d + 1) + "s" + (kk + 1));
+        $(p + "-open").setAttribute("href", pages[g] + "d" + (d + 1) + "s" + (kk + 1));
         box.setAttribute("data-step", String(deal.first + kk));
       });
       status();
@@ -379,7 +513,7 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
       $("p-next-deal").disabled = d === nDeals - 1;
       root.setAttribute("data-deal", String(d));
       root.setAttribute("data-k", String(k));
-      var h = "#d" + (d + 1) + "s" + (k + 1);
+      var h = stepBase + "d" + (d + 1) + "s" + (k + 1);
       $("p-link").setAttribute("href", h);
       if (!fromLink) writeHash(h);
     }
@@ -424,7 +558,7 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
     var id = el("td", "id");
     if (r[2]) {
       var a = el("a", "", r[1]);
-      a.setAttribute("href", "matches/" + r[2] + ".html");
+      a.setAttribute("href", "match.html#" + r[2]);
       id.appendChild(a);
     } else {
       id.textContent = r[1];
@@ -544,9 +678,154 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
     followLink();
   }
 
-  function json(id) {
-    var e = document.getElementById(id);
-    return e ? JSON.parse(e.textContent) : null;
+
+  /* ---------------------------------------------------------------- the viewer pages: shared pieces */
+  function a(href, text, cls) {
+    var e = el("a", cls || "", text);
+    e.setAttribute("href", href);
+    return e;
+  }
+  function botLink(data, seat) { return a("bots/" + data.m.files[seat] + ".html", data.m.bots[seat], "bot"); }
+  function matchLink(link, text) { return a("match.html#" + link.file, text || link.id); }
+  function code(text) { return el("code", "", text); }
+  function append(parent, kids) {
+    kids.forEach(function (k) { if (k !== null) parent.appendChild(typeof k === "string" ? document.createTextNode(k) : k); });
+    return parent;
+  }
+  function fact(name, kids) {
+    var div = el("div");
+    div.appendChild(el("dt", "", name));
+    div.appendChild(append(el("dd"), kids));
+    return div;
+  }
+  function table(caption, heads, rows, cls) {
+    var t = el("table", "list" + (cls ? " " + cls : ""));
+    t.appendChild(el("caption", "", caption));
+    var tr = el("tr");
+    heads.forEach(function (hd) {
+      var th = el("th", hd.charAt(0) === "#" ? "num" : "", hd.replace(/^#/, ""));
+      th.setAttribute("scope", "col");
+      tr.appendChild(th);
+    });
+    t.appendChild(el("thead")).appendChild(tr);
+    var body = t.appendChild(el("tbody"));
+    rows.forEach(function (r) {
+      var row = body.appendChild(el("tr"));
+      r.forEach(function (cell, i) {
+        var td = el("td", heads[i].charAt(0) === "#" ? "num" : "");
+        append(td, Array.isArray(cell) ? cell : [cell === null || cell === undefined ? "\u2013" : String(cell)]);
+        row.appendChild(td);
+      });
+    });
+    var wrap = el("div", "scroll");
+    wrap.appendChild(t);
+    return wrap;
+  }
+  function section(id, title, kids) {
+    var s = el("section");
+    s.setAttribute("aria-labelledby", "h-" + id);
+    var h2 = el("h2", "", title);
+    h2.id = "h-" + id;
+    s.appendChild(h2);
+    return append(s, kids);
+  }
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function stepLink(deal, step, text) { return a(stepBase + "d" + (deal + 1) + "s" + step, text); }
+
+  /* The address names the match: #<id> or #<id>/d3s7. */
+  function viewerId() { return decodeURIComponent(window.location.hash.replace(/^#/, "").split("/")[0] || ""); }
+
+  function failed(err) {
+    var status = document.getElementById("v-status");
+    status.textContent = "This match cannot be shown: " + err.message + ".";
+    status.className = "note";
+  }
+
+  /* ---------------------------------------------------------------- match.html#<id> */
+  function showMatch(data, replay) {
+    var m = data.m, bots = m.bots, sides = m.sides;
+    function $(id) { return document.getElementById(id); }
+    document.title = bots[sides[0]] + " vs " + bots[sides[1]] + " \u00b7 arena";
+    var crumbs = [];
+    if (m.prev) crumbs.push(matchLink(m.prev, "\u2190 previous match"));
+    if (m.prev && m.next) crumbs.push(" \u00b7 ");
+    if (m.next) crumbs.push(matchLink(m.next, "next match \u2192"));
+    append($("v-crumbs"), crumbs);
+    fill($("v-title"), [bots[sides[0]], el("span", "vs", " vs "), bots[sides[1]]]);
+    var status = $("v-status");
+    status.id = "seating";
+    fill(status, ["Match ", code(data.id), " \u00b7 #" + (m.order + 1) + " in the schedule \u00b7 pair " + m.pair_index +
+      ", game " + m.game + " \u00b7 " + bots[0] + " has seat 0, " + bots[1] + " seat 1"]);
+    var head = $("v-head"), f = m.forfeit;
+    if (f) {
+      var p = el("p", "note forfeit");
+      p.id = "forfeit";
+      append(p, [el("strong", "", f.bot), f.seat !== null ? " (seat " + f.seat + ")" : "", " forfeited the match: ",
+        el("span", "term", f.kind), f.detail ? ", " + f.detail : "",
+        f.deal !== null ? ", in deal " + (f.deal + 1) + "." : ", before the first deal."]);
+      if (f.line !== null) append(p, [" The line: ", code(f.line), "."]);
+      if (f.winner) p.appendChild(document.createTextNode(" " + f.winner + " wins by forfeit; the game points below are those when the match ended."));
+      if (f.at && replay) append(p, [" ", stepLink(f.at[0], f.at[1], "See it in the replay"), "."]);
+      head.appendChild(p);
+    }
+    var line = el("div", "scoreline");
+    sides.forEach(function (s) {
+      var side = el("div", "side" + (m.winner_seat === s ? " winner" : "") + (f && f.seat === s ? " forfeited" : ""));
+      append(side, [el("div", "muted small", "seat " + s), append(el("div", "name"), [botLink(data, s)]),
+        el("div", "big", m.score[s] === null ? "\u2013" : String(m.score[s]))]);
+      if (m.winner_seat === s) side.appendChild(el("div", "won", "winner" + (f ? " by forfeit" : "")));
+      if (f && f.seat === s) side.appendChild(el("div", "term", "forfeited: " + f.kind));
+      line.appendChild(side);
+    });
+    head.appendChild(line);
+    var facts = el("dl", "facts"), ws = m.winner_seat;
+    var result = f ? (m.winner || "nobody") + " wins by forfeit (" + f.bot + ": " + f.kind + ")"
+      : m.winner && (ws === 0 || ws === 1) ? m.winner + " won " + m.score[ws] + "\u2013" + m.score[1 - ws] : m.result;
+    facts.appendChild(fact("Result", [result]));
+    facts.appendChild(fact("Ended by", m.reason === "target" ? ["reaching the target"]
+      : [el("span", "term", String(m.reason)), m.terminated_bot ? " by " + m.terminated_bot : ""]));
+    facts.appendChild(fact("Deals", [String(m.deals)]));
+    facts.appendChild(fact("Duration", [typeof m.duration_s === "number" ? m.duration_s.toFixed(2) + " s" : "\u2013"]));
+    facts.appendChild(fact("Seeds", ["deals " + m.seeds[0] + ", match " + m.seeds[1]]));
+    var partner = m.partner ? [matchLink(m.partner), " (" + m.partner.result + (m.partner.same ? "" : "; different deals") + ")"] : ["none"];
+    if (m.partner && m.partner.pair) partner.push(" \u00b7 ", a("pair.html#" + data.file, "both games side by side", "pair-link"));
+    facts.appendChild(fact("Duplicate partner", partner));
+    [0, 1].forEach(function (s) {
+      if (m.substitutions[s]) facts.appendChild(fact("Random moves for " + bots[s], [String(m.substitutions[s])]));
+    });
+    sides.forEach(function (s) {
+      var t = m.think[s];
+      facts.appendChild(fact("Think time " + bots[s], ["median " + (t[1] === null ? "\u2013" : fmtMs(t[1])) + ", max " +
+        (t[2] === null ? "\u2013" : fmtMs(t[2])) + " (" + (t[0] || 0) + " decisions)"]));
+    });
+    head.appendChild(facts);
+    var last = {};  /* deal index -> its last step */
+    if (replay) replay.deals.forEach(function (d) { last[d.idx] = d.steps; });
+    if (m.terms.length) {
+      head.appendChild(section("terms", "Terminations", [table("Violations in this match",
+        ["Bot", "Kind", "#Deal", "#At", "Detail", "Line"], m.terms.map(function (t) {
+          var deal = t[3] === null ? "\u2013" : last[t[3]] ? [stepLink(t[3], last[t[3]], String(t[3] + 1))] : String(t[3] + 1);
+          return [t[0] + " (seat " + t[1] + ")", [el("span", "term", t[2])], deal, t[4] === null ? null : fmtMs(t[4]),
+            t[5] || "", t[6] === null ? "" : [code(t[6])]];
+        }))]));
+    }
+    if (replay) {
+      $("replay").hidden = false;
+      buildBoard($("r-board"), "r-", bots);
+      Replay($("replay"), replay);
+    } else {
+      head.appendChild(el("p", "note", "No replay: this arena cannot read the stored rule set."));
+    }
+    var rows = data.deals.map(function (d) {
+      var dealer = d.dealer === 0 || d.dealer === 1 ? bots[d.dealer] : "?";
+      return [last[d.idx] ? [stepLink(d.idx, 1, String(d.idx + 1))] : String(d.idx + 1), dealer, d.trump ? [cardEl(d.trump)] : "",
+        d.winner === 0 || d.winner === 1 ? bots[d.winner] : null, d.gp, d.reason || "",
+        d.points[0] === null ? null : d.points[0] + "\u2013" + d.points[1],
+        d.tricks[0] === null ? null : d.tricks[0] + "\u2013" + d.tricks[1]];
+    });
+    $("v-deals").appendChild(section("deals", "Deals", [table("Every deal of the match (a deal's number opens it in the replay)",
+      ["#Deal", "Dealer", "Trump", "Winner", "#Game points", "How", "#Card points", "#Tricks"], rows, "deals")]));
+    showTranscripts(data);
   }
 
   /* The lines as `ms direction text`, the ms right-aligned in 10 columns with one decimal. */
@@ -562,13 +841,148 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
   }
 
   function showTranscripts(data) {
-    (data.seats || []).forEach(function (s) {
-      var log = document.getElementById("log" + s.seat), err = document.getElementById("stderr" + s.seat);
-      if (log) log.textContent = transcriptText(s);
-      if (err) err.textContent = s.stderr;
+    var box = document.getElementById("t-seats"), explain = document.getElementById("t-explain");
+    document.getElementById("transcripts").hidden = false;
+    if (data.transcripts) {
+      explain.textContent = "Protocol lines as \u201cms direction line\u201d: > referee to bot, < bot to referee, ! a referee note.";
+    } else {
+      explain.id = "t-omitted";
+      append(explain, ["This match had no termination and no random move, so the report keeps of its transcripts only what the " +
+        "replay shows (each bot's info lines and think times) and the bots' stderr. Every protocol line is in the " +
+        "database: ", code("arena transcript DB " + data.id), " prints them, ", code("arena report DB --transcripts all"),
+        " puts them in the report (docs/REPORTS.md, docs/DATABASE.md)."]);
+    }
+    data.seats.forEach(function (s) {
+      var bot = data.m.bots[s.seat];
+      var details = el("details", "transcript");
+      var summary = "Seat " + s.seat + ": " + bot + " \u2014 " + plural(s.count, "protocol line") +
+        (s.stderr ? ", stderr " + plural(s.stderr.length, "character") : "");
+      details.appendChild(el("summary", "", summary));
+      if (data.transcripts) {
+        var log = el("pre", "log", transcriptText(s));
+        log.id = "log" + s.seat;
+        details.appendChild(log);
+      }
+      if (s.stderr) {
+        details.appendChild(el("h3", "small", "stderr"));
+        var err = el("pre", "log stderr", s.stderr);
+        err.id = "stderr" + s.seat;
+        details.appendChild(err);
+      }
+      box.appendChild(details);
     });
   }
 
+  /* ---------------------------------------------------------------- pair.html#<id> */
+  var KIND = { p: "play", m: "marriage", M: "marriage", x: "exchange", c: "close", s: "declare" };
+
+  /* An action as its first event names it, without the points: "p0Th", "m0Kh", "x0", "c1". */
+  function actionKey(act) {
+    var ev = act.split(" ")[0], k = ev.charAt(0);
+    if (k === "p" || k === "m" || k === "M") return (k === "M" ? "m" : k) + ev.slice(1, 4);
+    return ev.slice(0, 2);
+  }
+  function otherSeat(key) { return key.charAt(0) + (key.charAt(1) === "0" ? "1" : "0") + key.slice(2); }
+  function actionText(act, bots) {
+    var key = actionKey(act), k = key.charAt(0), card = key.slice(2);
+    var what = KIND[k] + (card ? " " + (card.charAt(0) === "T" ? "10" : card.charAt(0)) + (SUIT[card.charAt(1)] || "?") : "");
+    return bots[parseInt(key.charAt(1), 10)] + ": " + what;
+  }
+  function dealResult(d, bots) {
+    if (d.winner === 0 || d.winner === 1) return bots[d.winner] + " +" + d.gp + " (" + d.reason + ")";
+    return String(d.reason || "not decided");
+  }
+
+  /* Per deal of a pair (games: game 0, game 1): how it was dealt in both and where the play diverged. */
+  function pairDeals(games) {
+    var out = [], n = Math.max(games[0].deals.length, games[1].deals.length);
+    for (var i = 0; i < n; i++) {
+      var x = games[0].deals[i], y = games[1].deals[i], seating, diverge = null, actions = [null, null];
+      if (!x || !y) seating = "missing";
+      else if (!x.acts || !y.acts || x.dealt.join() === "" || (x.dealer !== 0 && x.dealer !== 1) || (y.dealer !== 0 && y.dealer !== 1) ||
+               (x.dealer === y.dealer ? x.dealt.join("|") !== y.dealt.join("|") : x.dealt.join("|") !== y.dealt.slice().reverse().join("|")) ||
+               x.turned !== y.turned) seating = "different";
+      else {
+        seating = x.dealer === y.dealer ? "swapped" : "mirrored";
+        var ka = x.acts.map(actionKey), kb = y.acts.map(actionKey);
+        if (seating === "mirrored") kb = kb.map(otherSeat);
+        var at = 0, len = Math.min(ka.length, kb.length);
+        while (at < len && ka[at] === kb[at]) at++;
+        if (at < Math.max(ka.length, kb.length)) {
+          diverge = at + 2;  /* step 1 shows the hands as dealt, step i + 2 the action i */
+          actions = [at < x.acts.length ? actionText(x.acts[at], games[0].m.bots) : null,
+            at < y.acts.length ? actionText(y.acts[at], games[1].m.bots) : null];
+        }
+      }
+      out.push({ idx: i, seating: seating, diverge: diverge, actions: actions,
+        results: [x ? dealResult(x, games[0].m.bots) : null, y ? dealResult(y, games[1].m.bots) : null] });
+    }
+    return out;
+  }
+
+  var SEATING = { swapped: "the same hands, bots swapped", mirrored: "each bot the same hand", different: "other cards",
+    missing: "in one game only" };
+
+  function showPair(games) {
+    function $(id) { return document.getElementById(id); }
+    var g0 = games[0].m, pairing = [g0.bots[0], g0.bots[1]], deals = pairDeals(games);
+    var pairId = g0.partner.pair_id;
+    document.title = pairing[0] + " vs " + pairing[1] + ", pair " + g0.pair_index + " \u00b7 arena";
+    fill($("v-title"), [pairing[0], el("span", "vs", " vs "), pairing[1], el("span", "vs", ", pair " + g0.pair_index + ": both seatings")]);
+    fill($("v-status"), ["The two games of duplicate pair ", code(pairId), ": ", matchLink({ id: games[0].id, file: games[0].file }),
+      " and ", matchLink({ id: games[1].id, file: games[1].file }), "."]);
+    var explain = $("p-explain");
+    explain.hidden = false;
+    explain.textContent = "Both games were dealt from the same decks: in game 0 " + pairing[0] + " has seat 0 and " + pairing[1] +
+      " seat 1, in game 1 the other way round. Where a deal has the same dealer in both games, the same hands lie in the same " +
+      "seats, so each bot played the cards the other one played in the other game: the first step at which the actions " +
+      "differ is where one bot chose otherwise than the other did with the same cards. Where the dealer differs (it depends " +
+      "on the previous deal), each bot holds the same cards in both games.";
+    var first = deals.filter(function (d) { return (d.seating === "swapped" || d.seating === "mirrored") && d.diverge !== null; })[0];
+    if (first) {
+      $("p-first").hidden = false;
+      append($("p-first"), ["The play first diverged in ", stepLink(first.idx, first.diverge, "deal " + (first.idx + 1) + " at step " + first.diverge),
+        ": " + (first.actions[0] || "nothing") + " in game 0, " + (first.actions[1] || "nothing") + " in game 1."]);
+    }
+    var t = table("Each deal in both games: who won it, how it was dealt, and the first step at which the actions differ.",
+      ["#Deal", "Game 0 (" + games[0].m.bots[0] + " in seat 0)", "Game 1 (" + games[1].m.bots[0] + " in seat 0)", "Dealt", "Play diverged"],
+      deals.map(function (d) {
+        var alike = d.seating === "swapped" || d.seating === "mirrored";
+        return [[stepLink(d.idx, d.diverge || 1, String(d.idx + 1))], d.results[0], d.results[1], SEATING[d.seating],
+          !alike ? null : d.diverge === null ? "never: the same play"
+            : [stepLink(d.idx, d.diverge, "at step " + d.diverge), ": " + (d.actions[0] || "nothing") + " / " + (d.actions[1] || "nothing")]];
+      }), "pair-deals");
+    t.querySelector("table").id = "pair-deals";
+    Array.prototype.forEach.call(t.querySelectorAll("tbody tr"), function (tr, i) { tr.setAttribute("data-seating", deals[i].seating); });
+    $("p-table").appendChild(t);
+    var replays = games.map(function (g) { var r = rebuildReplay(g); r.file = g.file; return r; });
+    ["a", "b"].forEach(function (p, g) {
+      var m = games[g].m, head = $(p + "-head");
+      append(head, ["Game " + g + ": " + m.bots[0] + " (seat 0) vs " + m.bots[1] + " (seat 1) \u00b7 ",
+        matchLink({ id: games[g].id, file: games[g].file }), m.winner ? " \u00b7 " + m.winner + " won" : "", " "]);
+      var open = a("match.html#" + games[g].file, "open at this step", "small step-link");
+      open.id = p + "-open";
+      head.appendChild(open);
+      $(p + "-game").setAttribute("data-match", games[g].id);
+      buildBoard($(p + "-board"), p + "-", m.bots);
+    });
+    $("pair").hidden = false;
+    PairReplay($("pair"), replays, { deals: deals });
+  }
+
+  function loadPair(id) {
+    return arenaData.load(id).then(function (one) {
+      var p = one.m.partner;
+      if (!p || !p.pair) throw new Error("match " + one.id + " has no duplicate partner played on the same deals");
+      return arenaData.load(p.file).then(function (other) {
+        one.file = id;
+        other.file = p.file;
+        return one.m.game === 1 ? [other, one] : [one, other];
+      });
+    });
+  }
+
+  /* ---------------------------------------------------------------- start */
   document.addEventListener("DOMContentLoaded", function () {
     var loading = [];  /* when every data file is shown (or failed to), <body data-ready="1"> */
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
@@ -577,37 +991,21 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
       if (arenaMatches.rows) MatchFilter(matches, arenaMatches.rows);
       else document.getElementById("f-count").textContent = "The list cannot be shown: data/matches.js is missing.";
     }
-    var root = document.getElementById("replay"), logs = document.getElementById("transcripts");
-    var match = (root || logs) && (root || logs).getAttribute("data-match");
-    if (match !== null && match !== undefined) {
-      loading.push(arenaData.get(match).then(function (data) {
-        showTranscripts(data);
-        if (root && data.replay) {
-          buildBoard(document.getElementById("r-board"), "r-", data.replay.bots);
-          Replay(root, data.replay);
-        }
-      }).catch(function (err) {
-        var slot = document.getElementById("r-board");
-        if (slot) slot.textContent = "The replay cannot be shown: " + err.message;
-        [0, 1].forEach(function (s) {
-          var log = document.getElementById("log" + s);
-          if (log) log.textContent = "The transcript cannot be shown: " + err.message;
-        });
-      }));
-    }
-    var pairRoot = document.getElementById("pair");
-    if (pairRoot && document.getElementById("pair-data")) {
-      var ids = ["a-game", "b-game"].map(function (id) {
-        return document.getElementById(id).getAttribute("data-match");
+    var viewer = document.getElementById("viewer");
+    if (viewer) {
+      var id = viewerId(), kind = viewer.getAttribute("data-kind");
+      stepBase = "#" + id + "/";
+      window.addEventListener("hashchange", function () {
+        if (viewerId() !== id) window.location.reload();  /* another match: start afresh */
       });
-      loading.push(Promise.all(ids.map(function (id) { return arenaData.get(id); })).then(function (games) {
-        ["a", "b"].forEach(function (p, g) {
-          buildBoard(document.getElementById(p + "-board"), p + "-", games[g].replay.bots);
-        });
-        PairReplay(pairRoot, [games[0].replay, games[1].replay], json("pair-data"));
-      }).catch(function (err) {
-        document.getElementById("p-status").textContent = "The games cannot be shown: " + err.message;
-      }));
+      if (!id) failed(new Error("the address names no match (" + kind + ".html#<match id>)"));
+      else if (kind === "pair") loading.push(loadPair(id).then(showPair).catch(failed));
+      else {
+        loading.push(arenaData.load(id).then(function (data) {
+          data.file = id;
+          showMatch(data, data.m.replay ? rebuildReplay(data) : null);
+        }).catch(failed));
+      }
     }
     Promise.all(loading).then(function () { document.body.setAttribute("data-ready", "1"); });
   });
