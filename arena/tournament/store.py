@@ -851,14 +851,11 @@ class Store:
                     rules, match_id, bots, deals, [think.get(s, []) for s in (0, 1)],
                     scripts, reason or "target")
                 referee, replies = rebuilt.referee, rebuilt.replies
-            else:  # the k-th rebuilt reply is the seat's k-th action: no replay needed
-                try:
-                    for _, _, actions in deals:
-                        for text in actions:
-                            seat, action = parse_seat_action(text)
-                            replies[seat].append(str(action))
-                except ValueError:
-                    pass  # a hand-edited database: the replies up to there
+            else:  # the k-th rebuilt reply is the seat's k-th action in its protocol text: no replay needed
+                for _, _, actions in deals:
+                    for text in actions:  # "1:play:Th" (as arena writes it: the seat, then the token)
+                        if text[:2] in ("0:", "1:"):
+                            replies[text[0] == "1"].append(text[2:].replace(":", " "))
         out = []
         for s in sorted(set(seats) | set(transcripts)):
             bot, entries, _, stderr = transcripts.get(s, (None, [], None, ""))
