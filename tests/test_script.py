@@ -75,11 +75,14 @@ def test_every_transcript_comes_back_from_the_record(tmp_path: Path, variant: st
                 turns = [t for _, d, t in rec.transcripts[seat.seat] if d == ">" and t.startswith("turn ")]
                 versions.add("led_marriage=" in turns[0])
                 banks.update(t.partition(" bank=")[2].split(" ")[0] for t in turns)
-            # without the referee's lines (no replay): the bots' own lines and every time, as recorded
+            # without the referee's lines (no replay): the bots' own lines with their times, and where the
+            # turns and deals are
             for seat in store.seats(rec.match_id, referee_lines=False):
                 original = rec.transcripts[seat.seat]
-                assert [e[0] for e in seat.transcript] == [e[0] for e in original]
-                assert [e[1:] for e in seat.transcript if e[1] != ">"] == [list(e[1:]) for e in original if e[1] != ">"]
+                assert [e for e in seat.transcript if e[1] != ">"] == [list(e) for e in original if e[1] != ">"]
+                marks = [e for e in seat.transcript if e[1] == ">" and e[2] in ("turn", "deal")]
+                assert marks == [[ms, d, t.split(" ")[0]] for ms, d, t in original
+                                 if d == ">" and t.startswith(("turn ", "deal "))]
     finally:
         store.close()
     assert versions == {True, False}  # greedy speaks 1.0, tracker 1.1

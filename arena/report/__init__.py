@@ -31,7 +31,7 @@ import jinja2
 from arena.report import context as ctx
 
 if TYPE_CHECKING:
-    from arena.tournament.store import Store, StoredMatch, StoredSeat, StoredTermination
+    from arena.tournament.store import Store, StoredMatch, StoredTermination
 
 __all__ = ["environment", "render_report"]
 
@@ -248,34 +248,11 @@ def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
             continue
         mterms = terms.get(mid, [])
         full = ctx.wants_transcripts(policy, m, mterms)
-        payload = ctx.match_data(m, store.deals(mid), mterms, _seats(store, mid, full),
+        payload = ctx.match_data(m, store.deals(mid), mterms, store.seats(mid, referee_lines=full),
                                  by_id.get(partner) if partner else None,
                                  (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules, full)
         file = ctx.file_name(mid)
         _write(out / "data" / f"{file}.js", ctx.match_data_script(file, payload))
-
-
-def _seats(store: Store, match_id: str, referee_lines: bool) -> list[StoredSeat]:
-    """A match's seats; without ``referee_lines`` the store may give the referee's own lines as their first
-    word only (it regenerates them, which costs a replay), which is all the replay's annotations read."""
-    if referee_lines or not _takes_referee_lines(store):
-        return store.seats(match_id)
-    return store.seats(match_id, referee_lines=False)  # type: ignore[call-arg,unused-ignore]
-
-
-_TAKES_REFEREE_LINES: dict[type, bool] = {}
-
-
-def _takes_referee_lines(store: Any) -> bool:
-    cls = type(store)
-    if cls not in _TAKES_REFEREE_LINES:
-        import inspect
-
-        try:
-            _TAKES_REFEREE_LINES[cls] = "referee_lines" in inspect.signature(cls.seats).parameters
-        except (AttributeError, TypeError, ValueError):
-            _TAKES_REFEREE_LINES[cls] = False
-    return _TAKES_REFEREE_LINES[cls]
 
 
 # ------------------------------------------------------------------------------------------- other pages

@@ -776,7 +776,7 @@ def match_data(
         st = by_seat.get(s)
         lines = st.transcript if st else []
         entry: dict[str, Any] = {"seat": s, "stderr": st.stderr if st else "",
-                                 "count": len(lines) if isinstance(lines, list) else 0}
+                                 "count": st.lines if st else 0}
         if transcripts:
             entry.update(transcript_columns(lines))
         out_seats.append(entry)

@@ -199,15 +199,19 @@ def _payload_of_json(text: str | None) -> bytes:
     return _transcript_payload(value) if isinstance(value, list) else _encode_text(text or "")
 
 
-def _transcript_entries(text: str) -> tuple[list[Any] | str, SeatScript | None]:
-    """The transcript a payload holds: ``[ms, direction, text]`` entries (a rebuilt line still as its mark),
-    or the stored text if it is not one; and the seat's script."""
+def _transcript_entries(text: str, events: bool = True) -> tuple[list[Any] | str, SeatScript | None, int]:
+    """The transcript a payload holds: ``[ms, direction, text]`` entries (a rebuilt line still as its mark;
+    without ``events``, the rebuilt event lines left out), or the stored text if it is not one; the seat's
+    script; and how many lines the transcript has."""
     value = _json(text, [])
     if isinstance(value, dict) and isinstance(value.get("us"), list) and isinstance(value.get("lines"), list):
         times = accumulate(value["us"])
-        entries = [[t / 1000, line[:1], line[1:]] for t, line in zip(times, value["lines"], strict=False)]
-        return entries, SeatScript.from_json(value.get("script"))
-    return (value if isinstance(value, list | str) else text), None
+        pairs = zip(times, value["lines"], strict=False)
+        entries = [[t / 1000, line[:1], line[1:]] for t, line in pairs if events or line != REBUILT]
+        return entries, SeatScript.from_json(value.get("script")), min(len(value["us"]), len(value["lines"]))
+    if isinstance(value, list):
+        return value, None, len(value)
+    return (value if isinstance(value, str) else text), None, 0
 
 
 def _think_of(entries: list[Any] | str) -> list[float] | None:
@@ -298,11 +302,12 @@ class _Codec:
         return [(match_id, seat, bot, _pack(payload, zdict), _pack(_encode_text(stderr)) if stderr else None,
                  dict_id) for seat, bot, payload, stderr in seats]
 
-    def read(self, lines: bytes | str | None, stderr: bytes | str | None, dict_id: int | None
-             ) -> tuple[list[Any] | str, SeatScript | None, str]:
-        """A stored transcript row's entries (rebuilt lines not filled in), its script, and its stderr."""
+    def read(self, lines: bytes | str | None, stderr: bytes | str | None, dict_id: int | None,
+             events: bool = True) -> tuple[list[Any] | str, SeatScript | None, int, str]:
+        """A stored transcript row's entries (rebuilt lines not filled in; without ``events``, the rebuilt
+        events left out), its script, its number of lines, and its stderr."""
         text = _unpack(lines, self.dictionary(dict_id) if isinstance(lines, bytes) else None)
-        return (*_transcript_entries(text), _unpack(stderr))
+        return (*_transcript_entries(text, events), _unpack(stderr))
 
 
 def _m001_initial(db: sqlite_utils.Database) -> None:
@@ -483,6 +488,7 @@ class Store:
             conn.execute("PRAGMA synchronous=NORMAL")
             self.codec = _Codec(conn)
             self._rules: dict[str, RuleSet | None] = {}  # by the tournament's rules text
+            self._last_deals: tuple[str | None, list[StoredDeal]] = (None, [])
             self._migrate()
         except sqlite3.DatabaseError as e:
             if is_disk_full(e):
@@ -639,6 +645,7 @@ class Store:
         """Store a finished match, all of it in one transaction (one commit; each table's rows in one
         ``executemany``)."""
         mid = rec.match_id
+        self._last_deals = (None, [])
         term = next((t for t in rec.terminations if t.kind == rec.reason), None)
         context = self._match_context(mid)
         rules = None if context is None or context[0].to_dict() != rec.rules or context[1] != tuple(rec.bots) \
@@ -811,9 +818,12 @@ class Store:
         ]
 
     def deals(self, match_id: str) -> list[StoredDeal]:
-        """A match's deals, in order."""
-        return [StoredDeal.from_row(r) for r in self.db.query(
-            "SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [match_id])]
+        """A match's deals, in order. The last match's are kept: a reader of a match (the report, `seats`)
+        asks for them more than once."""
+        if self._last_deals[0] != match_id:
+            self._last_deals = (match_id, [StoredDeal.from_row(r) for r in self.db.query(
+                "SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [match_id])])
+        return list(self._last_deals[1])
 
     def match_terminations(self, match_id: str) -> list[StoredTermination]:
         """A match's terminations, in the order they happened."""
@@ -830,11 +840,12 @@ class Store:
         """A match's seats (with their transcripts), by seat; a seat with neither row is left out.
 
         The referee lines the database does not keep are rebuilt from the match's record, which replays the
-        match; with ``referee_lines=False`` a rebuilt referee line is only its first word if that is
-        ``match``, ``deal``, ``turn``, ``deal-end`` or ``match-end`` (``[ms, ">", "turn"]``), else ``""`` (an
-        event): all some readers need (the bots' own lines, the times), at a fraction of the cost."""
+        match; with ``referee_lines=False`` they are not: the rebuilt event lines are left out, and each of
+        the other rebuilt referee lines is only its first word (``[ms, ">", "turn"]``; ``match``, ``deal``,
+        ``turn``, ``deal-end``, ``match-end``). That is all some readers need (the bots' own lines, the times,
+        where the turns and deals are), at a fraction of the cost."""
         seats = {r["seat"]: r for r in self.db.query("SELECT * FROM seats WHERE match_id = ?", [match_id])}
-        transcripts = {seat: (bot, *self.codec.read(lines, stderr, dict_id))
+        transcripts = {seat: (bot, *self.codec.read(lines, stderr, dict_id, events=referee_lines))
                        for seat, bot, lines, stderr, dict_id in self.db.conn.execute(
                            "SELECT seat, bot, lines, stderr, dict FROM transcripts WHERE match_id = ?", [match_id])}
         think = {s: _think_ms(r.get("think_ms")) if r.get("think_ms") is not None or s not in transcripts
@@ -858,9 +869,9 @@ class Store:
                             replies[text[0] == "1"].append(text[2:].replace(":", " "))
         out = []
         for s in sorted(set(seats) | set(transcripts)):
-            bot, entries, _, stderr = transcripts.get(s, (None, [], None, ""))
+            bot, entries, _, count, stderr = transcripts.get(s, (None, [], None, 0, ""))
             filled = _fill_rebuilt(entries, None if referee is None else referee[s], replies[s] if s < 2 else [])
-            out.append(_stored_seat(s, seats.get(s, {}), (bot, filled, stderr), think.get(s, [])))
+            out.append(_stored_seat(s, seats.get(s, {}), (bot, filled, stderr), think.get(s, []), count))
         return out
 
     def hellos(self, tournament: str) -> dict[str, dict[str, Any]]:
@@ -1020,6 +1031,7 @@ class StoredSeat:
     transcript: list[Any] | str  # the protocol lines ([ms, direction, text] each); the text if it is not a JSON list
     stderr: str
     think_ms: tuple[float, ...] = ()  # the think time of each decision it answered, in order (seats.think_ms)
+    lines: int = 0  # how many lines its transcript has (also when `transcript` leaves some out)
 
 
 def _json(text: str | None, default: Any) -> Any:
@@ -1065,14 +1077,14 @@ def _stored_termination(r: Mapping[str, Any]) -> StoredTermination:
 
 
 def _stored_seat(seat: int, s: Mapping[str, Any], t: tuple[str | None, list[Any] | str, str],
-                 think_ms: Sequence[float]) -> StoredSeat:
+                 think_ms: Sequence[float], count: int) -> StoredSeat:
     hello = _json(s.get("hello"), {})
     bot, lines, stderr = t
     return StoredSeat(
         seat=seat, bot=s.get("bot") or bot, decisions=s.get("decisions"),
         think_median_ms=s.get("think_median_ms"), think_max_ms=s.get("think_max_ms"),
         hello=hello if isinstance(hello, dict) else {}, transcript=lines, stderr=stderr,
-        think_ms=tuple(think_ms),
+        think_ms=tuple(think_ms), lines=count,
     )
 
 
