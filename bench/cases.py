@@ -334,6 +334,15 @@ def case_tournament(
                     schedule, [], force=False)
         pending = store.pending(config.name)
         progress = Progress(total=len(pending))
+        # the store's share of the referee process's CPU (Store.save, once per match), apart
+        save, store_cpu = store.save, [0.0]
+
+        def timed_save(rec: Any) -> None:
+            c0 = _cpu()
+            save(rec)
+            store_cpu[0] += _cpu() - c0
+
+        store.save = timed_save  # type: ignore[method-assign]
         ccpu0 = _children_cpu()
         cpu0, wall0 = _cpu(), time.perf_counter()
         trio.run(play_tournament, config, store, pending, progress)
@@ -355,6 +364,8 @@ def case_tournament(
         "deals": deals, "decisions": decisions, "wall_s": wall, "referee_cpu_s": cpu, "children_cpu_s": children,
         "hands_per_s": deals / wall, "matches_per_s": done / wall,
         "referee_cpu_us_per_decision": 1e6 * cpu / max(1, decisions),
+        "store_cpu_s": store_cpu[0], "store_cpu_us_per_decision": 1e6 * store_cpu[0] / max(1, decisions),
+        "referee_cpu_ms_per_hand": 1e3 * cpu / max(1, deals),
         "db_bytes": db_bytes, "db_bytes_per_match": db_bytes / max(1, done),
         "replay_bytes_per_match": replay / max(1, done), "table_bytes": tables,
         "peak_rss_kib": _maxrss_kib(),

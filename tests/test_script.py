@@ -163,4 +163,9 @@ def test_the_script_follows_the_referee_under_every_switch(tmp_path: Path, rules
             assert list(seat.think_ms) == rec.think_ms[seat.seat]
     lines = [line for p in _payloads(tmp_path / "arena.db") for line in p["lines"]]
     assert sum(line[0] in "<>" for line in lines) < len(lines) / 20
+    con = sqlite3.connect(tmp_path / "arena.db")
+    try:  # the think times came back from the transcripts: none was stored
+        assert con.execute("SELECT count(*), count(think_ms) FROM seats").fetchone() == (8, 0)
+    finally:
+        con.close()
     store.close()

@@ -80,8 +80,15 @@ class Deal:
         if check_deck and (len(deck) != rules.deck_size or mask_of(deck) != _full_mask(rules)):
             raise ValueError("deck is not the rule set's full deck")
         self.rules = rules
-        self._manual = rules.declare_66 == "manual"  # read on every decision
+        # rules read on every decision (RuleSet is frozen, and some of these are computed properties)
+        self._manual = rules.declare_66 == "manual"
         self._exchange_rank = rules.exchange_rank_index
+        self._close_min = rules.close_min
+        self._exchange_min_talon = rules.exchange_min_talon
+        self._leader_only = rules.exchange_leader_only
+        self._marriage_lead = rules.marriage_lead
+        self._always_strict = rules.follow_while_open == "strict"
+        self._automatic = rules.declare_66 == "automatic"
         self.deck: tuple[Card, ...] = tuple(deck)
         self.dealer = dealer
         nondealer = 1 - dealer
@@ -129,7 +136,7 @@ class Deal:
 
     @property
     def strict(self) -> bool:
-        return self.closed_by is not None or not self.talon or self.rules.follow_while_open == "strict"
+        return self.closed_by is not None or not self.talon or self._always_strict
 
     @property
     def talon_open(self) -> bool:
@@ -151,19 +158,18 @@ class Deal:
             seat = self.to_move
         if self.result is not None or seat != self.to_move:
             return []
-        rules = self.rules
         hand = self.hands[seat]
         out: list[Action] = [DECLARE] if self._manual else []
         if self.led is None:
-            if self._can_exchange(seat):
+            if self._exchange_rank >= 0 and self._can_exchange(seat):
                 out.append(EXCHANGE)
-            if self._can_close():
+            if self._close_min is not None and self._can_close():
                 out.append(CLOSE)
             if hand & _ANY_PAIR:
-                out.extend(_marriages(hand, rules.marriage_lead))
+                out.extend(_marriages(hand, self._marriage_lead))
             out.extend(_plays(hand))
         else:
-            if not rules.exchange_leader_only and self._can_exchange(seat):
+            if not self._leader_only and self._exchange_rank >= 0 and self._can_exchange(seat):
                 out.append(EXCHANGE)
             out.extend(_plays(self._playable(seat)))
         return out
@@ -181,26 +187,28 @@ class Deal:
             mask = self.hands[seat] if self.led is None else self._playable(seat)
             return bool(mask >> card & 1)
         if kind == "declare":
-            return self.rules.declare_66 == "manual"
+            return self._manual
         if kind == "exchange":
-            return (self.led is None or not self.rules.exchange_leader_only) and self._can_exchange(seat)
+            return (self.led is None or not self._leader_only) and self._can_exchange(seat)
         if self.led is not None:
             return False
         if kind == "close":
             return self._can_close()
         assert card is not None
-        return action in _marriages(self.hands[seat], self.rules.marriage_lead)
+        return action in _marriages(self.hands[seat], self._marriage_lead)
 
     def _can_close(self) -> bool:
-        limit = self.rules.close_min  # None: close_min_talon=none, closing is never legal
+        limit = self._close_min  # None: close_min_talon=none, closing is never legal
         return limit is not None and self.closed_by is None and len(self.talon) >= limit
 
     def _can_exchange(self, seat: int) -> bool:
         rank = self._exchange_rank
+        talon = self.talon
         return (
             rank >= 0
-            and self.talon_open
-            and len(self.talon) >= self.rules.exchange_min_talon
+            and self.closed_by is None
+            and bool(talon)
+            and len(talon) >= self._exchange_min_talon
             and bool(self.hands[seat] >> (self.trump * 6 + rank) & 1)
         )
 
@@ -234,6 +242,14 @@ class Deal:
         seat = self.to_move
         if not self.is_legal(action, seat):
             raise IllegalActionError(*self._why_illegal(seat, action))
+        self._apply(seat, action)
+
+    def apply_legal(self, action: Action) -> None:
+        """`apply` for an action the caller took from ``legal_actions()`` of this very state (the referee checks
+        every reply against the list it sent): the same effect, without checking legality a second time."""
+        self._apply(self.to_move, action)
+
+    def _apply(self, seat: int, action: Action) -> None:
         self.actions.append((seat, action))
         kind = action.kind
         if kind == "play":
@@ -300,7 +316,7 @@ class Deal:
         else:
             pts = 0
         self.events.append(_new(Event, ("marriage", seat, card, pts)))
-        if self._reached_66(seat) and self.rules.declare_66 == "automatic":
+        if self._reached_66(seat) and self._automatic:
             self._finish_win(seat, DealEndReason.REACHED_66)
             return
         self.led_marriage = True
@@ -334,14 +350,15 @@ class Deal:
         self.last_trick_winner = winner
         self.events.append(_new(Event, ("trick", winner, None, pts)))
         loser = 1 - winner
-        if self.talon_open:
-            a = self.talon.pop(0)
-            b = self.talon.pop(0)
+        talon = self.talon
+        if talon and self.closed_by is None:
+            a = talon.pop(0)
+            b = talon.pop(0)
             self.hands[winner] |= 1 << a
             self.hands[loser] |= 1 << b
             self.events.append(_new(Event, ("draw", winner, a, 0)))
             self.events.append(_new(Event, ("draw", loser, b, 0)))
-            if not self.talon:
+            if not talon:
                 self.known[loser] |= 1 << b  # the turned trump card was face up
         self.leader = winner
         self.to_move = winner
@@ -350,7 +367,7 @@ class Deal:
             # itself already took its winner to 66 (the same totals in automatic and manual mode).
             self._finish_natural(winner)
             return
-        if self._reached_66(winner) and self.rules.declare_66 == "automatic":
+        if self._reached_66(winner) and self._automatic:
             self._finish_win(winner, DealEndReason.REACHED_66)
 
     def _reached_66(self, seat: int) -> bool:
@@ -450,9 +467,9 @@ class Deal:
         r = self.result
         return {
             "dealer": self.dealer,
-            "deck": " ".join(str(c) for c in self.deck),
+            "deck": " ".join([_CARD_TEXT[c] for c in self.deck]),
             "trump": str(self.turned_card),
-            "actions": [f"{s}:{a.token()}" for s, a in self.actions],
+            "actions": [f"{s}:{_TOKENS.get(id(a)) or a.token()}" for s, a in self.actions],
             "winner": None if r is None else r.winner,
             "game_points": None if r is None else r.game_points,
             "reason": None if r is None else r.reason,
@@ -462,6 +479,9 @@ class Deal:
 
 
 _POINTS = tuple(c.points for c in ALL_CARDS)
+_CARD_TEXT = tuple(str(c) for c in ALL_CARDS)
+# the token of every interned action (arena.game.actions keeps them alive, so no other object has their id)
+_TOKENS = {id(a): a.token() for a in (*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE)}
 # K and Q bits of every suit: a hand with any of them may hold a marriage
 _ANY_PAIR = sum((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
 # PLAY actions of every 6-bit pattern of every suit: four table look-ups give a hand's plays in order

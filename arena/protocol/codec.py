@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import fields as dc_fields
 
-from arena.game.actions import Action, ActionSyntaxError
-from arena.game.cards import SUITS, Card, CardError, cards_in
+from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action, ActionSyntaxError
+from arena.game.cards import ALL_CARDS, SUITS, Card, CardError, cards_in
 from arena.game.hand import Deal
 from arena.game.hand import Event as GameEvent
 from arena.game.variants import RuleSet
@@ -215,7 +215,10 @@ def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: 
 # the referee sends one per decision, and the view's tuples of cards and its 20-field dataclass were most of
 # its cost. Card lists come from their bit masks through a cache (a tournament repeats the same hands).
 _MASK_TEXT: dict[int, str] = {0: NONE}
-_TOKEN_TEXT: dict[Action, str] = {}
+# the token of every interned action by its id (the engine's legal actions are always interned ones): an
+# int key hashes in C, where an Action's generated __hash__ is Python
+_TOKEN_TEXT: dict[int, str] = {id(a): a.token() for a in (*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE)}
+_INTERNED = (PLAY, MARRIAGE, EXCHANGE, CLOSE, DECLARE)  # kept alive here, so that no id above is reused
 
 
 def _mask_text(mask: int) -> str:
@@ -229,16 +232,10 @@ def _mask_text(mask: int) -> str:
 
 
 def _legal_text(legal: Sequence[Action]) -> str:
-    tokens = _TOKEN_TEXT
-    out = []
-    for a in legal:
-        t = tokens.get(a)
-        if t is None:
-            if len(tokens) > 10_000:
-                tokens.clear()
-            t = tokens[a] = a.token()
-        out.append(t)
-    return ",".join(out)
+    try:
+        return ",".join(map(_TOKEN_TEXT.__getitem__, map(id, legal)))  # no Python frame per action
+    except KeyError:  # an action made elsewhere than arena.game.actions
+        return ",".join([a.token() for a in legal])
 
 
 def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequence[Action], time_ms: int,
@@ -247,27 +244,38 @@ def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequen
     ``encode(Turn(deal.view(seat, match_score), tuple(legal), time_ms, bank_ms), version)``, built faster."""
     other = 1 - seat
     talon = deal.talon
-    turned = deal.trump_card if talon and talon[-1] == deal.trump_card else None
+    trump_card = deal.trump_card
+    turned = _CARD_TEXT[trump_card] if talon and talon[-1] == trump_card else NONE
     led = deal.led
-    marriages = ",".join([f"{s}{SUITS[suit]}" for s, suit in deal.marriages]) or NONE
+    marriages = ",".join([f"{s}{SUITS[suit]}" for s, suit in deal.marriages]) if deal.marriages else NONE
     pending = deal.pending_marriage
     tricks = deal.tricks
+    won = deal.won_points
+    counted = deal.marriage_points
+    hands = deal.hands
+    masks = _MASK_TEXT
+    hand = masks.get(hands[seat]) or _mask_text(hands[seat])
+    played = masks.get(deal.played_mask) or _mask_text(deal.played_mask)
+    known_mask = deal.known[other] & hands[other]
+    known = masks.get(known_mask) or _mask_text(known_mask)
     led_marriage = opp_pending = taken = ""
     if version >= V1_1:
-        led_marriage = f" led_marriage={'true' if deal.led_marriage else 'false'}"
+        led_marriage = " led_marriage=true" if deal.led_marriage else " led_marriage=false"
         opp_pending = f" opp_pending={pending[other]}"
         taken = f" taken={_mask_text(deal.taken[seat])} opp_taken={_mask_text(deal.taken[other])}"
     return (
-        f"turn seat={seat} hand={_mask_text(deal.hands[seat])} trump={SUITS[deal.trump]} "
-        f"turned={NONE if turned is None else str(turned)} talon={len(talon)} "
-        f"closed={NONE if deal.closed_by is None else deal.closed_by} led={NONE if led is None else str(led)}"
-        f"{led_marriage} leader={deal.leader} dealer={deal.dealer} points={deal.total(seat)} "
-        f"opp_points={deal.total(other)} pending={pending[seat]}{opp_pending} tricks={tricks[seat]} "
-        f"opp_tricks={tricks[other]} marriages={marriages} played={_mask_text(deal.played_mask)}{taken} "
-        f"known={_mask_text(deal.known[other] & deal.hands[other])} "
+        f"turn seat={seat} hand={hand} trump={SUITS[deal.trump]} turned={turned} talon={len(talon)} "
+        f"closed={NONE if deal.closed_by is None else deal.closed_by} led={NONE if led is None else _CARD_TEXT[led]}"
+        f"{led_marriage} leader={deal.leader} dealer={deal.dealer} points={won[seat] + counted[seat]} "
+        f"opp_points={won[other] + counted[other]} pending={pending[seat]}{opp_pending} tricks={tricks[seat]} "
+        f"opp_tricks={tricks[other]} marriages={marriages} played={played}{taken} known={known} "
         f"score={match_score[0]} opp_score={match_score[1]} "
-        f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} legal={_legal_text(legal)}"
+        f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
+        f"legal={_legal_text(legal)}"
     )
+
+
+_CARD_TEXT: tuple[str, ...] = tuple(str(c) for c in ALL_CARDS)  # str(card), by the card's index
 
 
 # ----------------------------------------------------------------- engine events as one seat sees them
@@ -297,6 +305,23 @@ def event_message(ev: GameEvent, viewer: int, face_up: Card | None) -> Event | N
 
 
 # ----------------------------------------------------------------- lines from a bot
+
+EVENT_LINES: dict[tuple[GameEvent, Card | None], tuple[str | None, str | None]] = {}
+
+
+def event_lines(ev: GameEvent, face_up: Card | None) -> tuple[str | None, str | None]:
+    """``encode(event_message(ev, viewer, face_up))`` for viewer 0 and 1 (None for no line), remembered in
+    ``EVENT_LINES``: a tournament sends the same few thousand event lines over and over (the referee looks
+    there first), and the store rebuilds them (arena.referee.script)."""
+    pair = EVENT_LINES.get((ev, face_up))
+    if pair is None:
+        msgs = (event_message(ev, 0, face_up), event_message(ev, 1, face_up))
+        pair = (None if msgs[0] is None else encode(msgs[0]), None if msgs[1] is None else encode(msgs[1]))
+        if len(EVENT_LINES) > 50_000:
+            EVENT_LINES.clear()
+        EVENT_LINES[(ev, face_up)] = pair
+    return pair
+
 def decode_bot_line(line: str) -> BotMessage:
     """Decode one line a bot wrote (already split and UTF-8 decoded). Raises BotProtocolError."""
     line = line.rstrip("\r\n").rstrip(" \t\r")
@@ -467,6 +492,8 @@ class LineSplitter:
 
     def feed(self, data: bytes | bytearray) -> list[bytes]:
         """Complete lines (without the newline). Raises BotProtocolError('overlong') past the limit."""
+        if data and not self._buf and data.find(b"\n") == len(data) - 1 and len(data) <= self.max_line:
+            return [bytes(data[:-1])]  # the usual read: exactly one short, complete line
         self._buf += data
         lines: list[bytes] = []
         start = 0

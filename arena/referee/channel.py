@@ -36,6 +36,7 @@ class ChannelBot:
         self._arrived = trio.Event()
         self.exited = trio.Event()
         self._closed = False  # the seat's side will take no more lines (it left, or the session ended)
+        self.sent_at = 0.0  # trio time of the last batch handed over: the clock of a decision starts there
 
     # -- the seat's side
     def put(self, item: Incoming) -> None:
@@ -62,8 +63,8 @@ class ChannelBot:
             return b""
         if self._closed:
             return None
-        for line in lines:
-            self.transcript.add(">", line)
+        self.sent_at = now = trio.current_time()
+        self.transcript.add_lines(">", lines, now)
         self.on_lines(lines)
         return b""
 

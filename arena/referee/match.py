@@ -15,13 +15,11 @@ from datetime import UTC, datetime
 import trio
 
 from arena.game.actions import Action
-from arena.game.cards import Card
 from arena.game.hand import Deal, DealEndReason, DealResult
-from arena.game.hand import Event as GameEvent
 from arena.game.match import Match
 from arena.game.variants import RuleSet
 from arena.protocol import messages as m
-from arena.protocol.codec import encode, event_message, rules_to_wire, turn_line
+from arena.protocol.codec import EVENT_LINES, encode, event_lines, rules_to_wire, turn_line
 from arena.referee.clock import Clock
 from arena.referee.policy import FORFEIT_GAME_POINTS, MAX_VIOLATIONS, ViolationPolicy
 from arena.referee.process import BotProcess
@@ -32,9 +30,10 @@ from arena.referee.session import (
     Violation,
     check_program,
     decode_line,
+    line_now,
     next_line,
+    not_sent,
     reject_unasked,
-    send_lines,
     shown,
 )
 
@@ -85,17 +84,27 @@ class MatchRunner:
         self.policy = ViolationPolicy(policy)  # the text form too, as it arrives from a worker's JSON
         self.seats = (_Seat(0, handles[0]), _Seat(1, handles[1]))
         self.match = Match(rules, deal_seed)
-        self.rng = random.Random(f"arena/{match_seed}/substitutions")
+        self.match_seed = match_seed
+        self._rng: random.Random | None = None
         self.record = MatchRecord(
             match_id=match_id,
             bots=(handles[0].name, handles[1].name),
-            rules=rules.to_dict(),
+            rules=_rules_dict(rules),
             deal_seed=deal_seed,
             match_seed=match_seed,
         )
-        self.t0 = trio.current_time()
-        self.wire_rules = rules_to_wire(rules)
+        self.now = trio.lowlevel.current_clock().current_time  # trio.current_time, minus two calls
+        self.t0 = self.now()
+        self.wire_rules = _wire_rules(rules)
         self.max_lag = 0.0
+
+    @property
+    def rng(self) -> random.Random:
+        """The random moves of the ``random-move`` policy (seeded by the match seed; made when first needed:
+        seeding from a string hashes it, and most matches never substitute a move)."""
+        if self._rng is None:
+            self._rng = random.Random(f"arena/{self.match_seed}/substitutions")
+        return self._rng
 
     # ----------------------------------------------------------------- the match
     async def play(self) -> MatchRecord:
@@ -133,10 +142,11 @@ class MatchRunner:
         while not match.over:
             deal = match.new_deal()
             index = len(match.deals) - 1
+            line = encode(m.DealStart(index, deal.dealer))
             for seat in self.seats:
-                seat.outbox.append(encode(m.DealStart(index, deal.dealer)))
+                seat.outbox.append(line)
             seen = 0
-            while not deal.over and not match.over:
+            while deal.result is None and match.winner is None:
                 seat = self.seats[deal.to_move]
                 action: Action | None
                 try:
@@ -145,7 +155,7 @@ class MatchRunner:
                     action = await self._violation(seat, v, deal, index)
                 if action is None:
                     break
-                deal.apply(action)
+                deal.apply_legal(action)  # a reply is checked against the legal list (_decide)
                 seen = self._distribute(deal, seen)
             if match.over:  # forfeited during the deal
                 self._record_deal(deal, forfeit=True)
@@ -189,37 +199,58 @@ class MatchRunner:
         return True
 
     async def _decide(self, seat: _Seat, deal: Deal, index: int) -> Action:
+        """Send the seat its lines and the ``turn`` line, and take its reply: a legal action, or a Violation.
+
+        This runs once per decision, and most of the referee's own CPU is spent here: the reply is usually
+        on the pipe already when it is looked for (then nothing is awaited at all), and every step below
+        is the cheap form of what it does."""
         bot = seat.handle.bot
         assert bot is not None
         legal = deal.legal_actions()
         reject_unasked(bot)
+        clock = seat.clock
         # encode(Turn(deal.view(...))) without the view (codec.turn_line); in the form the bot chose in its
         # handshake
         seat.outbox.append(turn_line(deal, seat.index, self.match.score_for(seat.index), legal,
-                                     seat.clock.tc.move_ms, seat.clock.bank_left_ms(), seat.handle.version))
+                                     clock.tc.move_ms, clock.bank_left_ms(), seat.handle.version))
         lines, seat.outbox = seat.outbox, []
-        await send_lines(bot, lines)
-        sent = trio.current_time()
-        deadline = sent + seat.clock.allowed_s()
+        rest = bot.send_now(lines)
+        sent = bot.sent_at  # when the lines were written (the transcript's time of them too)
+        if rest:  # the pipe was full: the clock starts once the bot has taken the rest
+            if not await bot.send_rest(rest):
+                await not_sent(bot)
+            sent = self.now()
+        elif rest is None:
+            await not_sent(bot)
+        deadline = sent + clock.allowed_s()
         while True:
-            item = await next_line(bot, deadline, "turn")
-            lag = trio.current_time() - max(deadline, item.at) if trio.current_time() > deadline else 0.0
-            self.max_lag = max(self.max_lag, lag)
+            item = line_now(bot, "turn") or await next_line(bot, deadline, "turn")
+            now = self.now()
+            if now > deadline:
+                self.max_lag = max(self.max_lag, now - max(deadline, item.at))
             msg = decode_line(bot, item)
-            if isinstance(msg, m.Info):
-                continue
-            if not isinstance(msg, m.Reply):
+            if msg.__class__ is not m.Reply:
+                if isinstance(msg, m.Info):
+                    continue
                 raise Violation(Termination.MALFORMED, "expected an action", shown(item))
-            think = (item.at - sent) * 1000
-            seat.think_ms.append(round(think, 3))
-            seat.clock.charge(think)
-            if msg.action not in legal:
+            # From the turn line to the reply as the transcript times them (each rounded to the microsecond),
+            # so the store can take the think times from the transcript; charged as recorded, so that the
+            # stored think times give back every bank= the bot was sent.
+            start = bot.transcript.start
+            think = round(round((item.at - start) * 1000, 3) - round((sent - start) * 1000, 3), 3)
+            seat.think_ms.append(think)
+            clock.charge(think)
+            action = msg.action  # a Reply
+            for a in legal:  # actions are interned: the reply is one of the list's own objects, or illegal
+                if a is action:
+                    return action
+            if action not in legal:
                 raise Violation(
                     Termination.ILLEGAL,
-                    f"{msg.action} is not legal now; legal: {', '.join(str(a) for a in legal)}",
+                    f"{action} is not legal now; legal: {', '.join(str(a) for a in legal)}",
                     shown(item),
                 )
-            return msg.action
+            return action
 
     async def _violation(self, seat: _Seat, v: Violation, deal: Deal, index: int) -> Action | None:
         """Apply the violation policy. Returns an action to play instead, or None when the deal is over."""
@@ -261,11 +292,17 @@ class MatchRunner:
         """Turn the engine's new public events into event lines for each seat's outbox."""
         events = deal.events
         face_up = deal.trump_card
+        out0 = self.seats[0].outbox
+        out1 = self.seats[1].outbox
+        lines = EVENT_LINES
         for ev in events[seen:]:
-            for seat in self.seats:
-                line = _event_line(ev, seat.index, face_up)
-                if line is not None:
-                    seat.outbox.append(line)
+            pair = lines.get((ev, face_up))
+            if pair is None:
+                pair = event_lines(ev, face_up)
+            if pair[0] is not None:
+                out0.append(pair[0])
+            if pair[1] is not None:
+                out1.append(pair[1])
         return len(events)
 
     def _record_deal(self, deal: Deal, forfeit: bool) -> None:
@@ -304,23 +341,28 @@ class MatchRunner:
                     nursery.start_soon(bot.send_rest, rest)
 
 
-_EVENT_LINES: dict[tuple[object, int, object], str | None] = {}
+_RULES: dict[RuleSet, tuple[dict[str, object], dict[str, str]]] = {}
 
 
-def _event_line(ev: GameEvent, viewer: int, face_up: Card | None) -> str | None:
-    """``encode(event_message(ev, viewer, face_up))`` (None for no line), remembered: a tournament sends
-    the same few thousand event lines over and over."""
-    key = (ev, viewer, face_up)
-    try:
-        return _EVENT_LINES[key]
-    except KeyError:
-        pass
-    msg = event_message(ev, viewer, face_up)
-    line = None if msg is None else encode(msg)
-    if len(_EVENT_LINES) > 50_000:
-        _EVENT_LINES.clear()
-    _EVENT_LINES[key] = line
-    return line
+def _rules_forms(rules: RuleSet) -> tuple[dict[str, object], dict[str, str]]:
+    forms = _RULES.get(rules)
+    if forms is None:
+        if len(_RULES) > 100:
+            _RULES.clear()
+        forms = _RULES[rules] = (rules.to_dict(), rules_to_wire(rules))
+    return forms
+
+
+def _rules_dict(rules: RuleSet) -> dict[str, object]:
+    """``rules.to_dict()`` (a fresh dict: the record's own), from a cache: it is made once per match."""
+    d = dict(_rules_forms(rules)[0])
+    d["deal_batches"] = list(d["deal_batches"])  # type: ignore[call-overload]  # the one list in it
+    return d
+
+
+def _wire_rules(rules: RuleSet) -> dict[str, str]:
+    """``rules_to_wire(rules)`` from a cache (the match line only reads it)."""
+    return _rules_forms(rules)[1]
 
 
 async def play_match(

@@ -14,6 +14,7 @@ import ctypes
 import math
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -21,6 +22,7 @@ import tempfile
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -161,27 +163,57 @@ def bot_environment(cwd: str) -> dict[str, str]:
     }
 
 
+def _capped(text: str) -> str:
+    if len(text) > TRANSCRIPT_LINE_CAP:
+        return text[:TRANSCRIPT_LINE_CAP] + f"... [{len(text)} characters]"
+    return text
+
+
 class Transcript:
-    """Every line both ways with a timestamp (ms since the transcript began), plus notes."""
+    """Every line both ways with a timestamp (ms since the transcript began), plus notes.
+
+    ``entries`` is the list of ``(ms, direction, text)``. The referee adds a batch of lines and a reply per
+    decision, so an addition only appends the raw seconds, direction and text to three flat lists;
+    ``entries`` makes the tuples of what was added since it was last read, in C (``map``/``zip``): the
+    milliseconds rounded to the microsecond, over-long lines capped."""
 
     def __init__(self) -> None:
         self.start = trio.current_time()
-        self.entries: list[tuple[float, str, str]] = []
+        self._entries: list[tuple[float, str, str]] = []
+        self._t: list[float] = []  # seconds since start, one per line
+        self._dir: list[str] = []
+        self._text: list[str] = []
+
+    @property
+    def entries(self) -> list[tuple[float, str, str]]:
+        texts = self._text
+        if texts:
+            if max(map(len, texts)) > TRANSCRIPT_LINE_CAP:
+                texts = [_capped(text) for text in texts]
+            ms = map(round, map(_MS.__mul__, self._t), repeat(3))  # round(t * 1000, 3)
+            self._entries.extend(zip(ms, self._dir, texts, strict=True))
+            self._t, self._dir, self._text = [], [], []
+        return self._entries
+
+    @entries.setter
+    def entries(self, value: list[tuple[float, str, str]]) -> None:
+        self._entries = value
+        self._t, self._dir, self._text = [], [], []
 
     def add(self, direction: str, text: str, at: float | None = None) -> None:
-        t = (trio.current_time() if at is None else at) - self.start
-        if len(text) > TRANSCRIPT_LINE_CAP:
-            text = text[:TRANSCRIPT_LINE_CAP] + f"... [{len(text)} characters]"
-        self.entries.append((round(t * 1000, 3), direction, text))
+        self._t.append((trio.current_time() if at is None else at) - self.start)
+        self._dir.append(direction)
+        self._text.append(text)
 
-    def add_lines(self, direction: str, lines: Sequence[str]) -> None:
+    def add_lines(self, direction: str, lines: Sequence[str], at: float | None = None) -> None:
         """`add` for several lines written at once: one timestamp for all (the referee's batches)."""
-        ms = round((trio.current_time() - self.start) * 1000, 3)
-        cap = TRANSCRIPT_LINE_CAP
-        self.entries.extend([
-            (ms, direction, text if len(text) <= cap else text[:cap] + f"... [{len(text)} characters]")
-            for text in lines
-        ])
+        n = len(lines)
+        self._t.extend(repeat((trio.current_time() if at is None else at) - self.start, n))
+        self._dir.extend(repeat(direction, n))
+        self._text.extend(lines)
+
+
+_MS = 1000.0  # t * 1000 == 1000.0 * t: the same float
 
 
 class DirectProcess:
@@ -264,13 +296,28 @@ class BotProcess:
         self.stderr_dropped = 0
         # stdout is read in the task that waits for a reply (no reader task, no channel: a decision costs
         # one wake-up, not three); lines that arrive unasked wait in the inbox
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stdin is not None
         self._stdout_fd: int = proc.stdout.fileno()  # type: ignore[attr-defined]  # an FdStream
+        self._stdin_fd: int = proc.stdin.fileno()  # type: ignore[attr-defined]  # an FdStream
+        # "is there anything on stdout?" asked without a read that fails (an exception costs more than poll)
+        self._ready = select.poll()
+        self._ready.register(self._stdout_fd, select.POLLIN)
+        self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, minus two calls
+        self.sent_at = 0.0  # trio time of the last batch written: the clock of a decision starts there
         self._splitter = LineSplitter()
         self._inbox: deque[Incoming] = deque()
         self._eof = False
         self._broken = False
         self._waiter: trio.CancelScope | None = None  # the receive() waiting on stdout, for the exit watcher
+        # The deadline of a wait for stdout is kept by one task per bot (`_alarm_loop`) instead of a cancel
+        # scope per wait: entering and leaving a scope with a deadline was a tenth of the referee's CPU in
+        # a tournament. It ends a wait that outlives its deadline (or the process) with notify_closing.
+        self._alarm: trio.CancelScope | None = None
+        self._alarm_running = False
+        self._wait_deadline = math.inf  # the deadline of the wait in progress (inf: none)
+        self._woken = False  # the wait in progress was ended on purpose (deadline, exit), not by a close
+        self._hot = True  # the last look at stdout found a line waiting
+        self._missed = False  # the last look found nothing, and nothing has been read since
         self.exited = trio.Event()
         self.returncode: int | None = None
         self.name = spec.name
@@ -281,6 +328,7 @@ class BotProcess:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._read_stderr)
                 nursery.start_soon(self._watch_exit)
+                nursery.start_soon(self._alarm_loop)
                 task_status.started()
 
     async def _read_stderr(self) -> None:
@@ -330,6 +378,31 @@ class BotProcess:
         self.exited.set()
         if self._waiter is not None:  # wake a receive(): a forked child may hold stdout open forever
             self._waiter.cancel()
+        self._wake_waiter()
+
+    async def _alarm_loop(self) -> None:
+        """Wake the wait for stdout in progress when its deadline passes. The alarm's cancel scope is made
+        again only when it goes off; a wait moves its deadline only when it needs an earlier one, which in
+        a match is almost never (each decision's deadline lies after the last one's)."""
+        self._alarm_running = True
+        try:
+            while True:
+                # (once it has woken a wait, nothing until that wait has ended and another one begins)
+                with trio.CancelScope(deadline=math.inf if self._woken else self._wait_deadline) as alarm:
+                    self._alarm = alarm
+                    await trio.sleep_forever()
+                self._alarm = None
+                if self._now() >= self._wait_deadline:
+                    self._wake_waiter()
+        finally:
+            self._alarm_running = False
+            self._alarm = None
+
+    def _wake_waiter(self) -> None:
+        """End the wait for stdout in progress, if one is (its task sees ClosedResourceError, and `_woken`)."""
+        if self._wait_deadline != math.inf and not self._woken:
+            self._woken = True
+            trio.lowlevel.notify_closing(self._stdout_fd)
 
     async def wait_exit(self, seconds: float) -> bool:
         """Wait at most ``seconds`` for the process to exit; True if it has.
@@ -356,17 +429,18 @@ class BotProcess:
         if not lines:
             return b""
         data = ("\n".join(lines) + "\n").encode()
-        self.transcript.add_lines(">", lines)
-        stdin = self.proc.stdin
-        assert stdin is not None
         try:
             # The pipe is non-blocking: one os.write almost always takes the whole batch, without the
             # cost of a cancel scope and trio's send machinery (a fifth of the referee's CPU per decision).
-            written = os.write(stdin.fileno(), data)  # type: ignore[attr-defined]  # an FdStream
+            written = os.write(self._stdin_fd, data)
         except BlockingIOError:
             written = 0
         except OSError:  # EPIPE: the bot is gone or closed its stdin
+            self.transcript.add_lines(">", lines)
             return None
+        # written: a decision's clock starts now (PROTOCOL.md, "Time"); the transcript's time of the lines too
+        self.sent_at = now = self._now()
+        self.transcript.add_lines(">", lines, now)
         return data[written:]
 
     async def send_rest(self, rest: bytes) -> bool:
@@ -393,26 +467,46 @@ class BotProcess:
             if not data:
                 self._eof = True
                 return
-            now = trio.current_time()
+            now = self._now()
             try:
                 lines = self._splitter.feed(data)
             except BotProtocolError as e:
                 self._inbox.append(Broken(e, now))
                 self._broken = True
                 return
-            self._inbox.extend(Line(raw, now) for raw in lines)
+            if len(lines) == 1:
+                self._inbox.append(Line(lines[0], now))
+            else:
+                self._inbox.extend([Line(raw, now) for raw in lines])
             if len(data) < 65536:
                 return
 
+    def _fill_if_ready(self) -> None:
+        """`_fill`, when stdout has something to read (or has closed): most of the time it has nothing, and
+        a poll(2) that says so is cheaper than a read(2) that fails."""
+        if not self._eof and not self._broken and self._ready.poll(0):
+            self._fill()
+
     def poll(self) -> Incoming | None:
         """The next line (or stream error) that has arrived, without waiting."""
-        if not self._inbox:
-            self._fill()
-        return self._inbox.popleft() if self._inbox else None
+        inbox = self._inbox
+        if not inbox:
+            # Where the last look found the reply waiting (one CPU, or several matches at once), it
+            # usually is again: read at once. Where it did not, ask poll(2) first (a read that finds
+            # nothing costs an exception).
+            if self._hot:
+                self._fill()
+            else:
+                self._fill_if_ready()
+            self._missed = not inbox
+            self._hot = not self._missed
+        return inbox.popleft() if inbox else None
 
     def pending_now(self) -> list[Incoming]:
         """Every line (or stream error) that arrived and was not received yet, without waiting."""
-        self._fill()
+        self._fill_if_ready()
+        if not self._inbox:
+            return []
         out = list(self._inbox)
         self._inbox.clear()
         return out
@@ -425,20 +519,30 @@ class BotProcess:
 
     async def receive_until(self, deadline: float) -> Incoming | None:
         """`receive`, or None when the trio clock reaches ``deadline`` first (the pipe is read once more
-        then: a reply that is there already counts). One cancel scope per wait, which is also the one
-        the exit watcher cancels, instead of a ``move_on_at`` around `receive`: the referee waits like
-        this once per decision."""
+        then: a reply that is there already counts). The referee waits like this once per decision: the
+        deadline is the alarm task's (`_alarm_loop`), not a cancel scope of each wait's own, and a reply
+        that is on the pipe already is taken without awaiting anything."""
+        # a look that found nothing just now (the referee's `line_now`) need not be repeated before the wait
+        looked, self._missed = self._missed, False
         while True:
-            item = self.poll()
+            if looked:
+                looked = False
+                item = self._inbox.popleft() if self._inbox else None
+            else:
+                item = self.poll()
             if item is not None:
                 return item
             if self._eof or self._broken or self.exited.is_set():
                 with trio.move_on_at(deadline):
                     return await self._ending()
                 return self.poll()
-            if trio.current_time() >= deadline:
-                return None
-            with trio.CancelScope(deadline=deadline) as waiter:
+            if self._now() >= deadline:
+                return self.poll()  # one more look: a reply that is there already counts
+            if self._alarm_running:
+                if await self._wait_readable(deadline):
+                    self._fill()  # readable: no need to ask poll(2) first
+                continue
+            with trio.CancelScope(deadline=deadline) as waiter:  # before the alarm's task has started
                 self._waiter = waiter
                 try:
                     await trio.lowlevel.wait_readable(self._stdout_fd)
@@ -446,6 +550,25 @@ class BotProcess:
                     self._eof = True
                 finally:
                     self._waiter = None
+            if not waiter.cancelled_caught:
+                self._fill()
+
+    async def _wait_readable(self, deadline: float) -> bool:
+        """Wait until stdout is readable (True), or the alarm or the exit watcher ends the wait (False)."""
+        self._wait_deadline = deadline
+        alarm = self._alarm
+        if alarm is not None and alarm.deadline > deadline:
+            alarm.deadline = deadline
+        try:
+            await trio.lowlevel.wait_readable(self._stdout_fd)
+            return True
+        except trio.ClosedResourceError:
+            if not self._woken:  # closed for real
+                self._eof = True
+            return False
+        finally:
+            self._wait_deadline = math.inf
+            self._woken = False
 
     async def _ending(self) -> Incoming:
         """What `receive` returns once stdout is closed or the process has exited."""
@@ -507,6 +630,10 @@ class BotProcess:
             _reap_group(pgid)
             self._drain_stderr()
             self._scope.cancel()
+            # the descriptors' numbers may be reused once closed: nothing of this bot reads or writes them now
+            # (a read finds the end of stdout, a write a closed stdin, as they would on the closed pipes)
+            self._eof = True
+            self._stdin_fd = -1
             for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
                 if stream is not None:
                     await stream.aclose()

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.game.actions import Action
-from arena.game.cards import ALL_CARDS, Card
+from arena.game.cards import ALL_CARDS
 from arena.game.hand import Deal, parse_seat_action
 from arena.game.variants import RuleSet
 from arena.protocol import messages as m
-from arena.protocol.codec import encode, event_message, rules_to_wire, turn_line
+from arena.protocol.codec import encode, event_lines, rules_to_wire, turn_line
 from arena.protocol.messages import V1_0, V1_1, Version
 from arena.referee.clock import Clock, TimeControl
 
@@ -59,23 +59,9 @@ class SeatScript:
             return None
 
 
-# A tournament rebuilds the same few thousand event lines and actions over and over (the referee keeps
-# the same kind of cache of its event lines).
+# A tournament rebuilds the same few thousand actions over and over (and event lines: codec.event_lines).
 _CARDS = {str(c): c for c in ALL_CARDS}
-_EVENTS: dict[tuple[object, int, object], str | None] = {}
 _ACTIONS: dict[str, tuple[int, Action]] = {}
-
-
-def _event_line(ev: object, viewer: int, face_up: Card | None) -> str | None:
-    key = (ev, viewer, face_up)
-    line = _EVENTS.get(key, "")
-    if line == "":
-        msg = event_message(ev, viewer, face_up)  # type: ignore[arg-type]
-        line = None if msg is None else encode(msg)
-        if len(_EVENTS) > 50_000:
-            _EVENTS.clear()
-        _EVENTS[key] = line
-    return line
 
 
 def _seat_action(text: str) -> tuple[int, Action]:
@@ -141,8 +127,7 @@ def match_script(
                 script.replies[mover].append(str(action))
                 face_up = deal.trump_card
                 for ev in deal.events[seen:]:
-                    for seat in (0, 1):
-                        line = _event_line(ev, seat, face_up)
+                    for seat, line in enumerate(event_lines(ev, face_up)):
                         if line is not None:
                             out[seat].append(line)
                 seen = len(deal.events)

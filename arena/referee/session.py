@@ -6,9 +6,9 @@ Violation with its Termination; the match loop (arena.referee.match) decides wha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 import trio
 
@@ -175,14 +175,37 @@ async def next_line(bot: BotProcess, deadline: float, waiting_for: str) -> Line:
     return item
 
 
+# A bot writes the same few dozen replies over and over (``play Th``...): each one's text and message are
+# decoded once. Only replies: they are short, and their message depends on nothing but the bytes.
+_REPLIES: dict[bytes, tuple[str, m.Reply]] = {}
+
+
 def decode_line(bot: BotProcess, item: Line) -> m.BotMessage:
     """The line as a message, added to the transcript first. Raises Violation."""
+    known = _REPLIES.get(item.raw)
+    if known is not None:
+        bot.transcript.add("<", known[0], item.at)
+        return known[1]
     text = item.raw.decode("utf-8", "replace")
     bot.transcript.add("<", text, item.at)
     try:
-        return decode_bot_bytes(item.raw)
+        msg = decode_bot_bytes(item.raw)
     except BotProtocolError as e:
         raise Violation(Termination(e.code), str(e), text[:200]) from None
+    if isinstance(msg, m.Reply) and len(item.raw) <= 32:
+        if len(_REPLIES) >= 4096:
+            _REPLIES.clear()
+        _REPLIES[item.raw] = (text, msg)
+    return msg
+
+
+def line_now(bot: BotProcess, waiting_for: str) -> Line | None:
+    """The next line if one has arrived (None if none has yet), without waiting: what `next_line` gives
+    when it need not wait. Raises Violation when the stream ended or broke instead."""
+    item = bot.poll()
+    if item is None or isinstance(item, Line):
+        return item
+    raise _stream_violation(bot, item, waiting_for)
 
 
 def reject_unasked(bot: BotProcess) -> None:
@@ -206,10 +229,8 @@ def _stream_violation(bot: BotProcess, item: Eof | Broken, waiting_for: str | No
     return Violation(Termination.DISCONNECT, "the bot closed its stdout")
 
 
-async def send_lines(bot: BotProcess, lines: Sequence[str]) -> None:
-    """Write the lines, or raise Violation saying why the bot could not take them."""
-    if await bot.send(lines):
-        return
+async def not_sent(bot: BotProcess) -> NoReturn:
+    """Raise the Violation that says why the bot could not take the lines written to it (its stdin is gone)."""
     await bot.wait_exit(0.5)  # a closed stdin is often an exit on its way: wait briefly to tell which
     if bot.alive:
         raise Violation(Termination.DISCONNECT, "the bot closed its stdin")
