@@ -81,7 +81,7 @@ def test_every_command_of_the_tutorial_runs_as_shown(tmp_path: Path) -> None:
                 f"the command and update the page.\nreal:\n{result.stdout}\nshown:\n" + "\n".join(shown))
         ran.append(command)
     # the page walks through every command of a bot author's first hour
-    for step in ("new", "check", "play", "match", "run", "export", "replay"):
+    for step in ("new", "check", "play", "match", "run", "export", "replay", "transcript"):
         assert any(f"arena {step} " in c for c in ran), step
     # what the page says its commands left behind
     logs = sorted(p.name for p in (play / "transcripts").iterdir())
