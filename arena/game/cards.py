@@ -115,4 +115,8 @@ def format_cards(cards: Iterable[int]) -> str:
 
 
 def parse_cards(text: str) -> list[Card]:
-    return [Card.parse(t) for t in text.split()]
+    """Cards written as text, separated by blanks (``"Th 9c"``); CardError naming the first that is not one."""
+    return [_BY_TEXT.get(t) or Card.parse(t) for t in text.split()]
+
+
+_BY_TEXT = {str(c): c for c in ALL_CARDS}  # the canonical spellings, looked up (replays parse whole decks)

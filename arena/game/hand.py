@@ -6,6 +6,7 @@ see it through ``record()`` once it is over. Seats are 0 and 1.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -516,6 +517,7 @@ def full_deck(rules: RuleSet) -> list[Card]:
     return [c for c in ALL_CARDS if c.rank >= low]
 
 
+@functools.lru_cache(maxsize=4096)  # replays (the store's, the report's) read the same few hundred over and over
 def parse_seat_action(text: str) -> tuple[int, Action]:
     """One entry of ``Deal.record()["actions"]``, ``0:play:Th``, as (seat, action). ValueError (an
     ActionSyntaxError for the action part) when it is not one."""

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.game.actions import Action
-from arena.game.cards import ALL_CARDS
+from arena.game.cards import parse_cards
 from arena.game.hand import Deal, parse_seat_action
 from arena.game.variants import RuleSet
 from arena.protocol import messages as m
@@ -59,21 +58,6 @@ class SeatScript:
             return None
 
 
-# A tournament rebuilds the same few thousand actions over and over (and event lines: codec.event_lines).
-_CARDS = {str(c): c for c in ALL_CARDS}
-_ACTIONS: dict[str, tuple[int, Action]] = {}
-
-
-def _seat_action(text: str) -> tuple[int, Action]:
-    found = _ACTIONS.get(text)
-    if found is None:
-        found = parse_seat_action(text)
-        if len(_ACTIONS) > 10_000:
-            _ACTIONS.clear()
-        _ACTIONS[text] = found
-    return found
-
-
 @dataclass
 class MatchScript:
     """Each seat's lines in a match that goes by the book: the referee's, from the match line to
@@ -108,12 +92,12 @@ def match_script(
         for index, (dealer, deck, actions) in enumerate(deals):
             if dealer is None:
                 return script
-            deal = Deal(rules, [_CARDS[c] for c in deck.split()], dealer)
+            deal = Deal(rules, parse_cards(deck), dealer)
             for seat in (0, 1):
                 out[seat].append(encode(m.DealStart(index, deal.dealer)))
             seen = 0
             for text in actions:
-                mover, action = _seat_action(text)
+                mover, action = parse_seat_action(text)
                 if deal.over or mover != deal.to_move:
                     return script
                 seat_script, clock = scripts[mover], clocks[mover]

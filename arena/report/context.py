@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from arena.game.actions import Action
-from arena.game.cards import ALL_CARDS, SUITS, Card
+from arena.game.cards import ALL_CARDS, SUITS, parse_cards
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
@@ -846,7 +845,7 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
     """
     try:
         # a corrupt row without a dealer raises TypeError here, and the page says so
-        deal = Deal(rules, _deck(row.deck), int(row.dealer))  # type: ignore[arg-type]
+        deal = Deal(rules, parse_cards(row.deck), int(row.dealer))  # type: ignore[arg-type]
     except (ValueError, TypeError) as e:
         out["error"] = f"cannot replay this deal: {e}"
         out["broken"] = 1
@@ -861,7 +860,7 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
     marriage_points = deal.marriage_points
     for token in row.actions:
         try:
-            seat, action = _TOKENS.get(token) or _token(token)
+            seat, action = parse_seat_action(token)
             before = marriage_points[seat]
             deal.apply(action, seat)
         except ValueError as e:  # a corrupt row: show where, keep the table as it was
@@ -957,7 +956,7 @@ def replay(
         deals_out.append(info)
         try:
             # a corrupt row without a dealer raises TypeError here, and the page says so
-            deal = Deal(rules, _deck(row.deck), int(row.dealer))  # type: ignore[arg-type]
+            deal = Deal(rules, parse_cards(row.deck), int(row.dealer))  # type: ignore[arg-type]
         except (ValueError, TypeError) as e:
             steps.append(_broken_step(d_index, score, f"cannot replay this deal: {e}"))
             info["steps"] = 1
@@ -973,7 +972,7 @@ def replay(
         broken = False
         for token in tokens:
             try:
-                seat, action = _TOKENS.get(token) or _token(token)
+                seat, action = parse_seat_action(token)
                 deal.apply(action, seat)
             except ValueError as e:  # a corrupt row: show where, keep the table as it was
                 steps.append(_snapshot(deal, d_index, [f"replay stopped at {token!r}: {e}"], [], None, score))
@@ -1004,22 +1003,6 @@ def replay(
         last["end"] = True
         info["steps"] = len(steps) - info["first"]
     return {"bots": list(bots), "deals": deals_out, "steps": steps}
-
-
-_TOKENS: dict[str, tuple[int, Action]] = {}
-
-
-def _token(token: str) -> tuple[int, Action]:
-    """``0:play:Th`` -> (0, play Th), remembered; ValueError for anything else."""
-    parsed = _TOKENS[token] = parse_seat_action(token)
-    return parsed
-
-
-def _deck(text: str) -> list[Card]:
-    return [_CARD_OF.get(t) or Card.parse(t) for t in text.split()]
-
-
-_CARD_OF = {str(c): c for c in ALL_CARDS}
 
 
 def _broken_step(d_index: int, score: list[int], message: str) -> dict[str, Any]:
