@@ -463,7 +463,10 @@ def _connect(executor: ExecutorConfig, concurrency: int) -> tuple[Any, Any, str,
             # any free port for the scheduler's HTTP server (without one it takes 8787, with a warning when
             # that is in use), and no dashboard
             host="127.0.0.1", scheduler_port=0, dashboard_address="127.0.0.1:0", worker_dashboard_address=None,
-            scheduler_kwargs={"dashboard": False}, memory_limit=0, silence_logs=logging.ERROR,
+            # and the worker processes' own log kept to critical errors: a worker that loses the scheduler while
+            # the cluster shuts down logs a heartbeat failure with a traceback into arena's stderr; what a
+            # worker's trouble means for a match, arena says itself (a rerun, a crash)
+            scheduler_kwargs={"dashboard": False}, memory_limit=0, silence_logs=logging.CRITICAL,
         )
     except RuntimeError as e:  # a worker process that could not start (interrupted, out of memory, ...)
         raise DaskRunError(f"could not start a Dask LocalCluster of {workers} workers on 127.0.0.1: {e}") from None
