@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -386,24 +387,34 @@ def test_a_worker_killed_mid_match_costs_nothing(cluster, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report", "--executor",
                              f"dask:{cluster.address}"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    assert proc.stderr is not None
-    seen = []
-    for line in proc.stderr:  # a match is stored: the workers are in the middle of the next ones
-        seen.append(line)
-        if not line.startswith("["):
-            continue
-        busy = {worker: keys for worker, keys in cluster.client.processing().items() if keys}
-        if busy:  # else both matches in flight ended at once: try again at the next one
-            victim, keys = sorted(busy.items())[0]
-            pid = cluster.client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)
-            break
-    else:
-        pytest.fail(f"no worker was found playing a match: {''.join(seen)}")
-    rest = proc.stderr.read()
-    assert proc.wait(timeout=300) == 0, rest
-    proc.stdout.close()  # type: ignore[union-attr]
-    proc.stderr.close()
+    assert proc.stderr is not None and proc.stdout is not None
+    try:
+        seen = []
+        for line in proc.stderr:  # the first match is stored: the workers are in the middle of the next ones
+            seen.append(line)
+            if line.startswith("["):
+                break
+        # Ask the scheduler (each question is a round trip) until a worker holds a match. Progress lines come
+        # at most once a second, too seldom to ask only then: the matches may all be done by the next one.
+        keys: list[str] = []
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            busy = sorted((worker, keys) for worker, keys in cluster.client.processing().items() if keys)
+            if busy:
+                victim, keys = busy[0]
+                pid = cluster.client.run(os.getpid, workers=[victim])[victim]
+                os.kill(pid, signal.SIGKILL)
+                break
+        else:
+            pytest.fail(f"no worker was found playing a match: {''.join(seen)}")
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=300) == 0, rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
     # the matches the dead worker was playing were played again elsewhere: every match once, as the local run
     killed = {key.rsplit("-", 1)[0].removeprefix("arena-") for key in keys}
     assert killed and all(row[1] == "done" for row in match_rows(db) if row[0] in killed)
