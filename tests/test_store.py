@@ -268,6 +268,71 @@ def test_an_old_schema_database_is_migrated_and_its_report_renders(
     again.close()
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_read_only_database_is_reported_on_and_left_as_it_was(
+        hostile: tuple[Store, list[MatchRecord], Path], tmp_path: Path) -> None:
+    """Opened read-only, an old-schema database is migrated in a private copy, not in place: the report
+    renders, every transcript comes back, and not a byte of the database's folder changes."""
+    _, records, _ = hostile
+    folder = tmp_path / "results"
+    folder.mkdir()
+    _old_schema_db(folder / "old.db", records, records[0].rules)
+    before = _files(folder)
+    store = Store.open_existing(folder / "old.db", read_only=True)
+    try:
+        copy = store.file
+        assert copy != store.path and copy.is_file()
+        rec = records[-1]
+        assert store.seats(rec.match_id)[0].transcript == _as_stored(rec.transcripts[0])
+        index = render_report(store, tmp_path / "report")
+    finally:
+        store.close()
+    assert "greedy" in index.read_text() and (tmp_path / "report" / "data").is_dir()
+    assert not copy.exists()  # the private copy is gone with the store
+    assert _files(folder) == before
+
+
+def test_arena_report_reads_a_database_on_a_read_only_mount(
+        hostile: tuple[Store, list[MatchRecord], Path], tmp_path: Path) -> None:
+    """What a user meets: results handed over on read-only media. `arena report` and `arena transcript`
+    work, without asking for write access."""
+    import subprocess
+
+    _, records, tmp = hostile
+    folder, mount = tmp_path / "results", tmp_path / "mnt"
+    folder.mkdir()
+    mount.mkdir()
+    _old_schema_db(folder / "old.db", records, records[0].rules)
+    with sqlite3.connect(tmp / "arena.db") as src, sqlite3.connect(folder / "new.db") as dst:
+        src.backup(dst)
+    dst.close()
+    src.close()
+    made = subprocess.run(["mount", "--bind", str(folder), str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot make a bind mount here: {made.stderr.decode().strip()}")
+    try:
+        ro = subprocess.run(["mount", "-o", "remount,ro,bind", str(mount)], capture_output=True)
+        if ro.returncode != 0:
+            pytest.skip(f"cannot make the mount read-only here: {ro.stderr.decode().strip()}")
+        before = _files(folder)
+        for name in ("old.db", "new.db"):
+            out = subprocess.run([sys.executable, "-m", "arena", "report", str(mount / name), "-o",
+                                  str(tmp_path / name)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+            assert out.returncode == 0, out.stderr
+            assert (tmp_path / name / "index.html").is_file()
+        rec = records[-1]
+        shown = subprocess.run([sys.executable, "-m", "arena", "transcript", str(mount / "new.db"), rec.match_id,
+                                "--seat", "0"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert shown.returncode == 0, shown.stderr
+        assert f" {rec.transcripts[0][-1][1]} {rec.transcripts[0][-1][2]}" in shown.stdout
+        assert _files(folder) == before
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)
+
+
 def test_the_recipe_in_database_md_prints_a_transcript(hostile: tuple[Store, list[MatchRecord], Path]) -> None:
     """docs/DATABASE.md's `python3 -c` recipe, run as written against a real database."""
     import re

@@ -210,7 +210,7 @@ def _start_worker(store: Store, out: Path, job: dict[str, Any]) -> subprocess.Po
     )
     assert proc.stdin is not None
     try:
-        proc.stdin.write(json.dumps({"db": str(Path(store.path).resolve()), "out": str(out.resolve()),
+        proc.stdin.write(json.dumps({"db": str(Path(store.file).resolve()), "out": str(out.resolve()),
                                      **job}).encode())
         proc.stdin.close()
     except OSError:

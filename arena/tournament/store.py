@@ -17,6 +17,7 @@ import json
 import os
 import sqlite3
 import statistics
+import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -470,42 +471,116 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+def _read_only_connection(path: Path) -> sqlite3.Connection:
+    """``path`` opened read-only. SQLite reads a WAL database through its -shm file, which it creates next
+    to it; where it cannot (a read-only folder) and there is no -wal file, whose pages it would miss, the
+    file is opened as immutable."""
+    uri = path.absolute().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size:
+            raise
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+
+
+def _pending_migrations(conn: sqlite3.Connection, path: Path) -> bool:
+    """Whether the database lacks a migration of this arena's (a database that is none lacks them all)."""
+    try:
+        done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    except sqlite3.OperationalError:
+        return True
+    _refuse_newer(done, path)
+    return not {name for name, _ in MIGRATIONS} <= done
+
+
+def _refuse_newer(done: set[str], path: Path) -> None:
+    unknown = done - {name for name, _ in MIGRATIONS}
+    if unknown:
+        raise StoreError(
+            f"{path} was written by a newer arena (migrations {', '.join(sorted(unknown))}); upgrade arena")
+
+
 class Store:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        """The database at ``path``, created and migrated as needed. ``read_only`` opens an existing file
+        without writing it or its folder; if its schema is older than this arena's, the migrations run on a
+        private copy in the temporary directory (``file``), which `close` removes."""
         self.path = Path(path)
+        self.file = self.path  # the file this store reads and writes: the database, or that private copy
+        self._rules: dict[str, RuleSet | None] = {}  # by the tournament's rules text
+        self._last_deals: tuple[str | None, list[StoredDeal]] = (None, [])
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            if is_disk_full(e):
-                raise DiskFull(self.path.parent, e) from None
-            raise StoreError(f"cannot create the directory {self.path.parent}: {e.strerror or e}") from None
-        try:
-            conn = sqlite3.connect(str(self.path), timeout=30)
+            if read_only:
+                conn = _read_only_connection(self.path)
+                try:
+                    pending = _pending_migrations(conn, self.path)
+                except StoreError:
+                    conn.close()
+                    raise
+                if pending:
+                    conn = self._private_copy(conn)
+            else:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as e:
+                    if is_disk_full(e):
+                        raise DiskFull(self.path.parent, e) from None
+                    raise StoreError(f"cannot create the directory {self.path.parent}: {e.strerror or e}") from None
+                conn = sqlite3.connect(str(self.path), timeout=30)
             self.db = sqlite_utils.Database(conn)
-            self.db.enable_wal()
-            # WAL with synchronous=NORMAL: a crash of arena (or SIGKILL) never loses a committed match;
-            # only a power cut may lose the last ones, which a resume then plays again.
-            conn.execute("PRAGMA synchronous=NORMAL")
             self.codec = _Codec(conn)
-            self._rules: dict[str, RuleSet | None] = {}  # by the tournament's rules text
-            self._last_deals: tuple[str | None, list[StoredDeal]] = (None, [])
-            self._migrate()
+            if not read_only or self.file != self.path:
+                self.db.enable_wal()
+                # WAL with synchronous=NORMAL: a crash of arena (or SIGKILL) never loses a committed match;
+                # only a power cut may lose the last ones, which a resume then plays again.
+                conn.execute("PRAGMA synchronous=NORMAL")
+                self._migrate()
         except sqlite3.DatabaseError as e:
+            self._remove_copy()
             if is_disk_full(e):
                 raise DiskFull(self.path, e) from None
             raise StoreError(f"{self.path}: not a usable arena database ({e})") from None
 
+    def _private_copy(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        """A copy of the read-only database ``conn`` in a new temporary file, open for the migrations."""
+        fd, name = tempfile.mkstemp(prefix="arena-", suffix=".db")
+        os.close(fd)
+        self.file = Path(name)
+        copy = sqlite3.connect(name, timeout=30)
+        try:
+            conn.backup(copy)
+        finally:
+            conn.close()
+        return copy
+
+    def _remove_copy(self) -> None:
+        if self.file != self.path:
+            for p in (self.file, Path(f"{self.file}-wal"), Path(f"{self.file}-shm")):
+                p.unlink(missing_ok=True)
+
     @classmethod
-    def open_existing(cls, path: Path) -> Store:
-        if not Path(path).is_file():
+    def open_existing(cls, path: Path, read_only: bool | None = None) -> Store:
+        """An existing database that holds a tournament. ``read_only`` (by default: when the file or its
+        folder cannot be written, a read-only mount say) opens it as `Store` says."""
+        path = Path(path)
+        if not path.is_file():
             raise StoreError(f"{path}: no such database")
-        store = cls(path)
+        if read_only is None:
+            read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+        store = cls(path, read_only=read_only)
         if not store.db.table("tournaments").exists() or not store.db.table("tournaments").count:
+            store.close()
             raise StoreError(f"{path}: holds no tournament")
         return store
 
     def close(self) -> None:
         self.db.conn.close()
+        self._remove_copy()
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -523,11 +598,7 @@ class Store:
         if not db.table("_migrations").exists():
             db.table("_migrations").create({"name": str, "applied_at": str}, pk="name")
         done = {row["name"] for row in db.table("_migrations").rows}
-        unknown = done - {name for name, _ in MIGRATIONS}
-        if unknown:
-            raise StoreError(
-                f"{self.path} was written by a newer arena (migrations {', '.join(sorted(unknown))}); upgrade arena"
-            )
+        _refuse_newer(done, self.path)
         converted = False
         for name, migrate in MIGRATIONS:
             if name not in done:
