@@ -268,6 +268,29 @@ def test_an_old_schema_database_is_migrated_and_its_report_renders(
     again.close()
 
 
+def test_a_reader_sees_what_another_connection_commits_since_its_last_read(
+        hostile: tuple[Store, list[MatchRecord], Path], tmp_path: Path) -> None:
+    """`Store.deals` keeps the last match's deals for repeated reads; a commit by another process (here
+    another connection) in between is read, not the kept rows."""
+    _, records, tmp = hostile
+    with sqlite3.connect(tmp / "arena.db") as src, sqlite3.connect(tmp_path / "copy.db") as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    reader, writer = Store.open_existing(tmp_path / "copy.db"), Store.open_existing(tmp_path / "copy.db")
+    try:
+        mid = records[0].match_id
+        first = reader.deals(mid)
+        assert reader.deals(mid) == first
+        with writer.db.conn:
+            writer.db.conn.execute("UPDATE deals SET game_points = 3 - game_points WHERE match_id = ? AND idx = 0",
+                                   [mid])
+        assert reader.deals(mid)[0].game_points == 3 - first[0].game_points
+    finally:
+        reader.close()
+        writer.close()
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 

@@ -513,7 +513,7 @@ class Store:
         self.path = Path(path)
         self.file = self.path  # the file this store reads and writes: the database, or that private copy
         self._rules: dict[str, RuleSet | None] = {}  # by the tournament's rules text
-        self._last_deals: tuple[str | None, list[StoredDeal]] = (None, [])
+        self._last_deals: tuple[tuple[str, int] | None, list[StoredDeal]] = (None, [])
         try:
             if read_only:
                 conn = _read_only_connection(self.path)
@@ -890,9 +890,11 @@ class Store:
 
     def deals(self, match_id: str) -> list[StoredDeal]:
         """A match's deals, in order. The last match's are kept: a reader of a match (the report, `seats`)
-        asks for them more than once."""
-        if self._last_deals[0] != match_id:
-            self._last_deals = (match_id, [StoredDeal.from_row(r) for r in self.db.query(
+        asks for them more than once. They are kept as of the database's ``data_version``, which changes when
+        another connection (another process, say) commits, so a match saved meanwhile is read anew."""
+        key = (match_id, self.db.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._last_deals[0] != key:
+            self._last_deals = (key, [StoredDeal.from_row(r) for r in self.db.query(
                 "SELECT * FROM deals WHERE match_id = ? ORDER BY idx", [match_id])])
         return list(self._last_deals[1])
 
