@@ -29,7 +29,17 @@ from typing import Any
 import trio
 
 from arena.protocol.codec import BotProtocolError, LineSplitter
-from arena.referee.sandbox import PASS_FDS, SANDBOX_TMP, SandboxKind, SandboxPlan, plan_sandbox, resolve_sandbox
+from arena.referee.sandbox import (
+    PASS_FDS,
+    SANDBOX_TMP,
+    SandboxKind,
+    SandboxPlan,
+    plan_sandbox,
+    reap_orphaned_inits,
+    reaped,
+    resolve_sandbox,
+    started,
+)
 
 STDERR_CAP = 64 * 1024
 TRANSCRIPT_LINE_CAP = 4200  # characters of one transcript line kept (bot lines are capped at 4 KiB anyway)
@@ -258,6 +268,7 @@ class DirectProcess:
         finally:
             for fd in theirs:
                 os.close(fd)
+        started(popen.pid)  # its exit status is ours to wait for (not the orphan reaper's)
         return cls(popen, ours[0], ours[1], ours[2] if capture_stderr else None)
 
     def kill(self) -> None:
@@ -276,6 +287,7 @@ class DirectProcess:
                 trio.lowlevel.notify_closing(pidfd)
                 os.close(pidfd)
             self.returncode = self._popen.wait()
+            reaped(self.pid)
         return self.returncode
 
 
@@ -374,6 +386,7 @@ class BotProcess:
     def _has_exited(self, returncode: int) -> None:
         if self.exited.is_set():
             return
+        reaped(self.proc.pid)
         self.returncode = returncode
         self.exited.set()
         if self._waiter is not None:  # wake a receive(): a forked child may hold stdout open forever
@@ -628,6 +641,9 @@ class BotProcess:
             _killpg(pgid, signal.SIGKILL)
             await self.wait_exit(5)
             _reap_group(pgid)
+            if self.sandbox is not None:
+                # its namespace's init, re-parented to us when bubblewrap's monitor exited first
+                await reap_orphaned_inits()
             self._drain_stderr()
             self._scope.cancel()
             # the descriptors' numbers may be reused once closed: nothing of this bot reads or writes them now
@@ -727,6 +743,7 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
         raise
+    started(proc.pid)
     _apply_limits(proc.pid, spec.limits)
     bot = BotProcess(spec, proc, workdir if own_dir else None, kill_grace)
     await nursery.start(bot._run)

@@ -13,17 +13,25 @@ bubblewrap runs privileged but keeps only CAP_SETUID/CAP_SETGID, and ``setpriv``
 to a uid of its own (one per running bot, from ``UID_BASE``) with no capabilities and no_new_privs before
 the bot starts. As an ordinary user, bubblewrap makes a user namespace and the bot runs as that user.
 
-Limits for the whole bot, not per process: a cgroup per bot (memory and process count), joined before
-bubblewrap starts so every descendant is in it. Without usable cgroups, RLIMIT_NPROC under the bot's own
-uid bounds its processes, and memory falls back to a per-process address-space limit.
+Limits for the whole bot, not per process: as root, a cgroup per bot (memory and process count), joined
+before bubblewrap starts so every descendant is in it. Without usable cgroups, RLIMIT_NPROC under the bot's
+own uid bounds its processes, and memory falls back to a per-process address-space limit. As an ordinary
+user, RLIMIT_NPROC set inside the bot's user namespace bounds its processes (Linux 5.14+); memory is per
+process.
+
+The uids of one arena process come from a block it holds under a lock for its life (`_UidPool`), so bots
+of two arena processes never share one; the sandboxes' inits re-parented to the referee are reaped
+(`reap_orphaned_inits`).
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -50,7 +58,7 @@ __all__ = [
 SandboxKind = Literal["bwrap", "none"]
 SANDBOX_KINDS: tuple[SandboxKind, ...] = ("bwrap", "none")
 UID_BASE = 1_660_000  # in the range left to dynamic allocation (above 65535); no passwd entry needed
-UIDS_PER_REFEREE = 1024  # a block of uids per referee process (by pid), so two referees rarely share one
+UIDS_PER_REFEREE = 1024  # a block of uids per referee process, held under a lock (see _UidPool)
 DEFAULT_PROCESSES = 64  # processes per sandboxed bot when limits.processes is not set
 _BWRAP_OWN_PROCESSES = 2  # bubblewrap's monitor and the namespace's init count against the bot's limit
 
@@ -108,15 +116,24 @@ def bwrap_problem() -> str | None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     plan = plan_sandbox(["/usr/bin/true"], None, (), None, None, None, None, {})
     try:
-        result = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
-                                capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        with subprocess.Popen(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            started(proc.pid)
+            try:
+                _, stderr = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                raise
+            finally:
+                reaped(proc.pid)
     except (OSError, subprocess.SubprocessError) as e:
         return f"bubblewrap does not run here ({e})"
     finally:
         plan.release()
-    if result.returncode != 0:
-        err = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"bubblewrap cannot create a sandbox here ({err[-1] if err else f'exit {result.returncode}'})"
+    if proc.returncode != 0:
+        err = stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap cannot create a sandbox here ({err[-1] if err else f'exit {proc.returncode}'})"
     return None
 
 
@@ -198,6 +215,11 @@ def plan_sandbox(
         if uid is not None:
             args += ["/usr/bin/setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        elif _nproc_per_user_namespace():
+            # As an ordinary user the bot has no uid of its own, but a user namespace of its own, and since
+            # Linux 5.14 an RLIMIT_NPROC set inside one counts only that namespace's processes (the bot's and
+            # bubblewrap's init there), not every process of yours: the whole bot's process limit.
+            args += [_PRLIMIT, f"--nproc={processes + 1}", "--"]
         args += ["/bin/sh", "-c", _PIPES_BACK, *argv]
     except BaseException:
         if cgroup is not None:
@@ -232,6 +254,19 @@ def plan_sandbox(
     return SandboxPlan(args, "/", inside, preexec, uid, cgroup)
 
 
+_PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
+
+
+@functools.lru_cache(maxsize=1)
+def _nproc_per_user_namespace() -> bool:
+    """Whether RLIMIT_NPROC counts per user namespace here (Linux 5.14+), and prlimit is there to set it."""
+    try:
+        major, minor = (int(part) for part in os.uname().release.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (5, 14) and os.access(_PRLIMIT, os.X_OK)
+
+
 # bubblewrap's monitor and the namespace's init keep their stdin and stdout open for as long as the sandbox
 # lives, so a bot that closes its stdout would never look closed. The pipes therefore reach the sandbox as
 # fds 3 and 4 (which bubblewrap's own processes close), with /dev/null as its stdin and stdout, and this
@@ -258,7 +293,20 @@ def _bwrap_prefix(bwrap: str) -> list[str]:
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         args += ["--unshare-user"]
+        if _bwrap_version(bwrap) >= (0, 8):
+            # no user namespace of its own inside: it could mount a tmpfs there with no cap (an ordinary user's
+            # bot has no memory cgroup to count it), and namespaces are much of the kernel a bot could attack
+            args += ["--disable-userns"]
     return args
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_version(bwrap: str) -> tuple[int, ...]:
+    try:
+        out = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=30).stdout
+        return tuple(int(part) for part in out.split()[-1].split(".")[:2])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return (0,)
 
 
 @functools.lru_cache(maxsize=1)
@@ -378,20 +426,124 @@ def _parent_dirs(paths: Iterable[str]) -> list[str]:
     return out
 
 
+# ------------------------------------------------------------------------------------------ orphaned inits
+
+# The referee is a child subreaper (arena.referee.process), so a sandbox's init (bubblewrap's second process,
+# pid 1 of the bot's PID namespace) comes to it when bubblewrap's monitor exits first, which it does as soon as
+# the bot has exited: the init is killed then (--die-with-parent) and would stay a zombie of the referee's.
+# Those are reaped by `reap_orphaned_inits`: children of ours called ``bwrap`` that we did not start
+# ourselves. What we started (a sandbox's monitor, an unsandboxed bot) is in ``_STARTED`` from its spawn
+# until its own waiter has reaped it, so no exit status anybody waits for is taken away.
+_STARTED: set[int] = set()
+
+
+def started(pid: int) -> None:
+    """``pid`` is a child of ours that its own code waits for: `reap_orphaned_inits` leaves it alone."""
+    _STARTED.add(pid)
+
+
+def reaped(pid: int) -> None:
+    """The child ``pid`` that `started` named has been waited for (its number may be reused now)."""
+    _STARTED.discard(pid)
+
+
+def _children() -> list[int]:
+    """This process's children (every thread's), from /proc/self/task/*/children, else a scan of /proc."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return []
+    pids: list[int] = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/children") as f:
+                pids += map(int, f.read().split())
+        except FileNotFoundError:  # a kernel without CONFIG_PROC_CHILDREN (or the thread just ended)
+            if tid == str(os.getpid()):
+                return [pid for pid in _all_pids() if _stat(pid)[2:3] == (os.getpid(),)]
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
+def _all_pids() -> list[int]:
+    return [int(e) for e in os.listdir("/proc") if e.isdigit()]
+
+
+def _stat(pid: int) -> tuple[str, str, int] | tuple[()]:
+    """(command name, state letter, parent pid) of ``pid``; () when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return ()
+    close = raw.rfind(b")")
+    rest = raw[close + 2:].split()
+    return raw[raw.find(b"(") + 1:close].decode("utf-8", "replace"), rest[0].decode(), int(rest[1])
+
+
+async def reap_orphaned_inits(patience: float = 2.0) -> list[int]:
+    """Reap the sandboxes' inits that were re-parented to us (see above); the pids reaped.
+
+    One still dying (its namespace's last processes being killed) is waited for, ``patience`` seconds at most,
+    on a pidfd: it is a child of ours, so nobody else can reap it and its number cannot be reused meanwhile.
+    Only a zombie is reaped (WNOHANG): one still alive after the wait is left for the next call."""
+    import trio
+
+    out: list[int] = []
+    for pid in _children():
+        if pid in _STARTED:
+            continue
+        info = _stat(pid)
+        if not info or info[0] != "bwrap":
+            continue
+        if info[1] != "Z":
+            try:
+                fd = os.pidfd_open(pid)
+            except OSError:
+                continue
+            try:
+                with trio.move_on_after(patience):
+                    await trio.lowlevel.wait_readable(fd)
+            finally:
+                trio.lowlevel.notify_closing(fd)
+                os.close(fd)
+        info = _stat(pid)  # (another call may have reaped it meanwhile, and the number been given again)
+        if pid in _STARTED or not info or info[0] != "bwrap" or info[1] != "Z":
+            continue
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                out.append(pid)
+        except ChildProcessError:
+            pass
+    return out
+
+
 # ------------------------------------------------------------------------------------------ uids
 
 
 class _UidPool:
-    """One uid per running bot, so RLIMIT_NPROC counts that bot alone and no two bots share an owner."""
+    """One uid per running bot, so RLIMIT_NPROC counts that bot alone and no two bots share an owner.
+
+    The uids come from a block of ``UIDS_PER_REFEREE`` that this process holds for its whole life, so no other
+    arena process on the machine hands out the same ones (its bots could then signal or ptrace ours): block
+    ``n`` is taken with an exclusive flock on ``block-n`` in a directory only root may write (`_lock_dir`),
+    trying the next block while one is held. The kernel drops the lock when the process dies, however it
+    dies. A forked child (a referee worker started by fork) takes a block of its own."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._used: set[int] = set()
+        self._base: int | None = None
+        self._owner = 0  # the pid that holds the block (a forked child must not use its parent's)
+        self._fd: int | None = None
 
     def lease(self) -> int:
-        base = UID_BASE + (os.getpid() % 2048) * UIDS_PER_REFEREE
         with self._lock:
-            for uid in range(base, base + UIDS_PER_REFEREE):
+            if self._owner != os.getpid():
+                self._take_block()
+            assert self._base is not None
+            for uid in range(self._base, self._base + UIDS_PER_REFEREE):
                 if uid not in self._used:
                     self._used.add(uid)
                     return uid
@@ -400,6 +552,87 @@ class _UidPool:
     def release(self, uid: int) -> None:
         with self._lock:
             self._used.discard(uid)
+
+    @property
+    def block(self) -> int | None:
+        """The block this process holds (None: none yet)."""
+        return None if self._base is None or self._owner != os.getpid() else (self._base - UID_BASE) // UIDS_PER_REFEREE
+
+    def _take_block(self) -> None:
+        if self._fd is not None:  # the parent's lock, inherited over fork: closing our copy leaves it the parent's
+            os.close(self._fd)
+        self._fd, self._base, self._used = None, None, set()
+        first = _first_block()
+        directory = _lock_dir()
+        if directory is None:
+            _warn_once("no safe directory for arena's uid locks (/run/arena-uids); two arena processes may give "
+                       "their bots the same uids. See docs/SECURITY.md.")
+            self._base, self._owner = UID_BASE + first * UIDS_PER_REFEREE, os.getpid()
+            return
+        try:
+            for i in range(UID_BLOCKS):
+                block = (first + i) % UID_BLOCKS
+                fd = _lock_block(directory, block)
+                if fd is not None:
+                    self._fd, self._base, self._owner = fd, UID_BASE + block * UIDS_PER_REFEREE, os.getpid()
+                    return
+        finally:
+            os.close(directory)
+        raise RuntimeError(f"all {UID_BLOCKS} blocks of sandbox uids are taken by other arena processes")
+
+
+UID_BLOCKS = 2048  # blocks of UIDS_PER_REFEREE uids: UID_BASE up to 1,660,000 + 2048 * 1024 (below 2**32)
+# Where the locks of the uid blocks live, the first usable one: a directory of root's that nobody else may write.
+UID_LOCK_DIRS = ("/run/arena-uids", "/tmp/.arena-uids")
+
+
+def _first_block() -> int:
+    """The block to try first: spread by pid, so processes started together rarely try the same ones."""
+    return os.getpid() % UID_BLOCKS
+
+
+def _lock_dir() -> int | None:
+    """An open descriptor of the first of UID_LOCK_DIRS that is (or is made) a real directory of ours, not a
+    symlink, that no other user may write; None when none is."""
+    for path in UID_LOCK_DIRS:
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        st = os.fstat(fd)
+        if st.st_uid == os.geteuid() and st.st_mode & 0o022 == 0:
+            return fd
+        os.close(fd)
+    return None
+
+
+def _lock_block(directory: int, block: int) -> int | None:
+    """The descriptor holding block ``block``'s lock, or None when another process holds it (or its lock file
+    is anything but a plain file of ours)."""
+    try:
+        fd = os.open(f"block-{block}", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=directory)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise BlockingIOError
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    try:  # who holds it, for a person who looks (the lock is the flock, not this)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError:
+        pass
+    return fd
 
 
 _UIDS = _UidPool()
