@@ -76,8 +76,12 @@ def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path |
     if "/" in program:
         path = Path(program)
         written = _first_token(text) or program
-        if not path.exists():
-            raise BotSpecError(f"{written!r} not found (looked for {path})")
+        try:
+            path.stat()
+        except PermissionError:  # a folder on the way that you may not enter (pathlib.exists would raise it)
+            raise BotSpecError(f"{written!r} cannot be reached: permission denied (looked for {path})") from None
+        except (OSError, ValueError):
+            raise BotSpecError(f"{written!r} not found (looked for {path})") from None
         if path.is_dir():
             raise BotSpecError(f"{written!r} is a directory, not a program ({path})")
         if not os.access(path, os.X_OK):
@@ -88,7 +92,7 @@ def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path |
             hint = f" (to run the file {program!r} in {base_dir}, write ./{program})"
         raise BotSpecError(f"command {program!r} not found on PATH{hint}")
     script = script_argument(argv)
-    if script is not None and not Path(script).is_file():
+    if script is not None and not os.path.isfile(script):  # (False, not PermissionError, where it cannot be seen)
         raise BotSpecError(f"script {script!r} of command {shown!r} not found")
 
 

@@ -345,3 +345,105 @@ def test_fuzz_bad_match_options(case: tuple[str, list[str]]) -> None:
     with mock.patch("arena.tournament.runner.run_matches", side_effect=AssertionError("a match started")):
         code, err = run_main([*MATCH_FUZZ, *options])
     assert_one_clear_error(code, err, option)
+
+
+def test_a_config_that_is_a_list_or_binary_and_limits_below_zero(tmp_path: Path) -> None:
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- name: t\n- bots: []\n")
+    assert_refused(arena("run", str(listed)), "list.yaml:1: a list is not a mapping; expected a mapping with name")
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(Path(sys.executable).resolve().read_bytes()[:4096])  # an ELF header and then some
+    assert_refused(arena("run", str(binary)), "binary.yaml: is not UTF-8 text")
+    assert_refused(arena("run", str(config(tmp_path, "limits: {memory: -1G}\n"))), "limits.memory: '-1G' is not")
+    assert_refused(arena("run", str(config(tmp_path, "limits: {processes: -1}\n"))), "limits.processes: -1 is too")
+    assert_refused(arena("run", str(config(tmp_path, "limits: {cpu: 1e400s}\n"))), "limits.cpu: '1e400s' is not")
+
+
+def test_a_database_that_is_not_sqlite_is_one_line_and_left_as_it_was(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.db"
+    notes.write_text("my notes, not a database\n")
+    db = f"output: {{database: {notes}, report: {tmp_path / 'report'}}}\n"
+    assert_refused(arena("run", str(config(tmp_path, db))), f"arena: {notes}: not a usable arena database")
+    assert_refused(arena("report", str(notes), "-o", str(tmp_path / "r")), f"arena: {notes}: not a usable arena")
+    assert_refused(arena(*MATCH, "--matches", "1", "--db", str(notes)), f"arena: {notes}: not a usable arena")
+    assert notes.read_text() == "my notes, not a database\n"
+    assert not (tmp_path / "r").exists()
+
+
+def test_names_given_as_one_word() -> None:
+    assert_refused(arena(*MATCH, "--names", "a b"), "arena: --names: expected 2 arguments")
+
+
+def _as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", sys.executable,
+                           "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def test_a_bot_in_a_folder_you_may_not_enter_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """(Found running arena as an ordinary user: pathlib's exists() raises PermissionError there.)"""
+    import os
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root, to run arena as another user")
+    if _as_nobody("--version", cwd=tmp_path).returncode != 0:
+        pytest.skip("this Python cannot be run by user nobody")
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="arena-test-"))  # (pytest's own tmp folders are 0700 all the way up)
+    try:
+        base.chmod(0o755)
+        locked = base / "locked"
+        locked.mkdir(mode=0o700)
+        (locked / "bot").write_text("#!/bin/sh\n")
+        (locked / "bot").chmod(0o755)
+        path = base / "t.yaml"
+        path.write_text(f"name: t\nbots:\n  - {{name: a, command: {locked / 'bot'}}}\n  - {{name: b, command: sh x}}\n")
+        path.chmod(0o644)
+        assert_refused(_as_nobody("run", str(path), cwd=base),
+                       f"'{locked / 'bot'}' cannot be reached: permission denied")
+    finally:
+        shutil.rmtree(base)
+
+
+# --------------------------------------------------------------------------------------------- databases
+
+
+@pytest.fixture(scope="module")
+def played_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A real arena database of one match, and that match's id."""
+    import sqlite3
+
+    db = tmp_path_factory.mktemp("db") / "arena.db"
+    made = arena(*MATCH, "--matches", "1", "--set", "match_target=1", "--seed", "1", "--sandbox", "none",
+                 "--names", "a", "b", "--db", str(db))
+    assert made.returncode == 0, made.stderr
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        [(match,)] = con.execute("SELECT id FROM matches").fetchall()
+    return db, match
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE deals SET deck = x'00ff00ff', actions = 'zz zz'",  # a blob where text was, and the other way round
+    "DROP TABLE deals; CREATE TABLE deals (x)",  # a table of arena's name with other columns
+    "UPDATE matches SET score0 = 'abc', deals = -5",
+    "UPDATE transcripts SET stderr = x'789c0300000000ff'",  # zlib data that fails its check
+])
+def test_a_damaged_or_crafted_database_is_one_line_for_every_reader(tmp_path: Path, played_db: tuple[Path, str],
+                                                                    damage: str) -> None:
+    """docs/SECURITY.md: a database handed to `arena report` (or transcript, export) is data from elsewhere;
+    whatever is wrong in it ends in one line naming the file, not a traceback."""
+    import shutil
+    import sqlite3
+
+    source, match = played_db
+    db = tmp_path / "handed.db"
+    shutil.copy(source, db)
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        con.executescript(damage)
+    outcomes = [arena("report", str(db), "-o", str(tmp_path / "report")), arena("transcript", str(db), match),
+                arena("export", str(db), "-o", str(tmp_path / "out.jsonl"))]
+    refused = [r for r in outcomes if r.returncode != 0]
+    assert refused, [r.stderr for r in outcomes]  # each damage breaks at least the report
+    for result in refused:
+        assert_refused(result, f"arena: {db}: not a usable arena database: damaged, or not written by this arena (")

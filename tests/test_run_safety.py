@@ -331,3 +331,32 @@ def test_sighup_stops_cleanly_and_keeps_every_finished_match(tmp_path: Path) -> 
     assert done >= 1 and query(db, "SELECT count(DISTINCT match_id) FROM deals")[0][0] == done
     resumed = arena_run(str(config))
     assert resumed.returncode == 0 and f"{6 - done} to play" in resumed.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM])
+def test_arena_match_interrupted_says_so_and_leaves_no_bot(sig: signal.Signals) -> None:
+    """Ctrl-C (or a closed terminal, or SIGTERM) in `arena match`: the summary of what was played, one line
+    saying it was interrupted, exit 130, no traceback, and no bot left running."""
+    marker = f"{os.getpid()}{sig.value}{time.monotonic_ns()}"  # an argument slow.py ignores, to find its processes
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", f"python {ROOT}/bots/greedy.py", f"{BOTS}/slow.py 20 {marker}",
+         "--matches", "1000", "--concurrency", "2", "--set", "match_target=1", "--seed", "5"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_line(proc, "  match ")  # one match played
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert re.fullmatch(r"arena: interrupted after (\d+) of 1000 matches", last), err
+    played = int(last.split()[3])
+    assert played >= 1 and out.startswith(f"greedy vs slow: {played} matches of santase")
+    left = [p for p in os.listdir("/proc") if p.isdigit() and marker in _cmdline(p)]
+    assert left == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""

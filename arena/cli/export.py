@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from arena.cli.options import reading_database
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
@@ -49,12 +50,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         records = stored_records(store, args.database)
         if output is None:
-            count = _write(sys.stdout, records, fmt)
+            with reading_database(args.database):
+                count = _write(sys.stdout, records, fmt)
             sys.stdout.flush()
             return 0
         partial = output.with_name(f".{output.name}.partial")
         try:
-            with open(partial, "w", encoding="utf-8", newline="\n") as f:
+            with open(partial, "w", encoding="utf-8", newline="\n") as f, reading_database(args.database):
                 count = _write(f, records, fmt)
             partial.replace(output)  # a failed export never leaves half a file under the name asked for
         except OSError as e:

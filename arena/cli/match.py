@@ -120,6 +120,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print(format_summary(summary))
+    if outcome.interrupted:
+        print(f"arena: interrupted after {summary['matches']} of {args.matches} matches", file=sys.stderr)
     return 130 if outcome.interrupted else 0
 
 

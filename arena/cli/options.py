@@ -10,7 +10,10 @@ import argparse
 import difflib
 import os
 import re
-from collections.abc import Callable
+import sqlite3
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,19 @@ from typing import Any
 from arena.errors import ArenaError, ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
 from arena.units import short_repr
+
+
+@contextmanager
+def reading_database(path: Path) -> Iterator[None]:
+    """Reading a database handed to arena (docs/SECURITY.md: it is data from elsewhere): whatever in it is not
+    what arena wrote (a damaged or crafted file, a wrong column, a bad compressed blob) ends in one line."""
+    try:
+        yield
+    except ArenaError:
+        raise
+    except (sqlite3.DatabaseError, zlib.error, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+        raise ArenaError(f"{path}: not a usable arena database: damaged, or not written by this arena "
+                         f"({type(e).__name__}: {short_repr(str(e), 120)[1:-1]})") from None
 
 
 def int_option(option: str) -> Callable[[str], int]:

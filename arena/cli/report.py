@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.cli.options import reading_database
 from arena.errors import ArenaError
 
 
@@ -38,7 +39,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = Store.open_existing(database)
     try:
         try:
-            index = render_report(store, out, index_only=args.index_only, transcripts=args.transcripts)
+            with reading_database(database):
+                index = render_report(store, out, index_only=args.index_only, transcripts=args.transcripts)
         except OSError as e:
             raise ArenaError(f"cannot write the report to {out}: {e.strerror or e}") from None
     finally:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.cli.options import reading_database
 from arena.errors import ArenaError
 
 
@@ -31,7 +32,8 @@ def cmd_transcript(args: argparse.Namespace) -> int:
 
     store = Store.open_existing(args.database)
     try:
-        seats = [s for s in store.seats(args.match) if args.seat is None or s.seat == args.seat]
+        with reading_database(args.database):
+            seats = [s for s in store.seats(args.match) if args.seat is None or s.seat == args.seat]
     finally:
         store.close()
     if not seats:
