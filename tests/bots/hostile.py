@@ -4,9 +4,13 @@
     hostile.py ATTACK [ARG ...]
 
 It reports what the attack found or did as `evidence <attack> <key>=<value>` lines on stderr, so a test
-asserts the attack's own evidence (what it saw, what it changed), not just the match result. Attacks:
+asserts the attack's own evidence (what it saw, what it changed), not just the match result. A value that
+holds text from elsewhere (other processes' command lines) is JSON, so no character in it can split it or
+end its line. Attacks:
 
-    look                 list every process it can see that is not its own
+    look [TEXT]          list the processes it can see that are not its own (with TEXT: those whose command
+                         line holds it) as visible=JSON [[pid, cmdline]], at most 200, each cut at 200
+                         characters (the referee keeps 64 KiB of a bot's stderr)
     kill-opponent        SIGKILL every process it can see that is not its own
     stop-opponent        SIGSTOP every such process
     inject-opponent      write `quit` into the stdin of every such process (/proc/PID/fd/0)
@@ -20,10 +24,12 @@ asserts the attack's own evidence (what it saw, what it changed), not just the m
     listen PORT          listen on 0.0.0.0:PORT for a while (the test tries to connect to it)
     escape MARK          fork a child that calls setsid() and sleeps with MARK in its command line
     fork-bomb            fork sleeping children until fork fails; reports how many it got
+    userns               create a user namespace of its own (where it is root, and may mount a tmpfs)
     memory MB N          fork N children that each allocate and touch MB MiB; once each has its memory or is
                          dead, reports how many were killed and how many are alive (hold their memory)
 """
 
+import json
 import os
 import signal
 import socket
@@ -77,11 +83,12 @@ def cmdline(pid: int) -> str:
 
 def attack() -> None:
     if ATTACK == "look":
-        evidence("visible", ";".join(f"{p}:{cmdline(p)}" for p in others()) or "none")
+        seen = [[p, cmd[:200]] for p in others() if (cmd := cmdline(p)) and (not ARGS or ARGS[0] in cmd)]
+        evidence("visible", json.dumps(seen[:200]))
     elif ATTACK in ("kill-opponent", "stop-opponent"):
         sig = signal.SIGKILL if ATTACK == "kill-opponent" else signal.SIGSTOP
         targets = others()
-        evidence("visible", ";".join(f"{p}:{cmdline(p)}" for p in targets) or "none")
+        evidence("visible", json.dumps([[p, cmdline(p)[:200]] for p in targets[:200]]))
         hit = 0
         for pid in targets:
             try:
@@ -191,6 +198,14 @@ def attack() -> None:
                 os._exit(0)
             children += 1
         evidence("children", children)
+    elif ATTACK == "userns":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
+            evidence("created", "yes")
+        else:
+            evidence("created", f"no:{os.strerror(ctypes.get_errno())}")
     elif ATTACK == "memory":
         megabytes, n = int(ARGS[0]), int(ARGS[1])
         ready_r, ready_w = os.pipe()  # each child writes one byte once all its memory is resident
