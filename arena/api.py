@@ -103,10 +103,13 @@ def run_tournament(
             check_readable(bot.name, bot_files(bot.command, bot.cwd))
     # Everything cheap that can refuse the run comes before the builds: bad output paths, another run on
     # the database, a --fresh that would delete a file that is not this tournament's database.
-    check_database_path(Path(config.database), f"{config.where('output.database')}: output.database")
+    db_label = f"{config.where('output.database')}: output.database"
+    check_output_path(Path(config.database).absolute(), db_label, directory=False)
     if report:
         check_output_path(Path(config.report_dir).absolute(), f"{config.where('output.report')}: output.report",
                           directory=True)
+    check_database_path(Path(config.database), db_label)  # only now makes the database's folder
+    if report:
         Path(config.report_dir).mkdir(parents=True, exist_ok=True)  # now, so a bot's sandbox can hide it
     with RunLock(config.database):
         doomed = fresh_files(config.database, config.name) if fresh else []

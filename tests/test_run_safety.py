@@ -246,11 +246,11 @@ def test_an_unusable_database_path_is_one_line_before_anything_runs(tmp_path: Pa
 
 
 def test_a_report_path_that_is_a_file_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "t.yaml", tmp_path / "arena.db", seed=1, report=tmp_path / "t.yaml")
+    config = write_config(tmp_path / "t.yaml", tmp_path / "results" / "arena.db", seed=1, report=tmp_path / "t.yaml")
     result = arena_run(str(config), report=True)
     assert result.returncode == 2
     assert f"output.report: {tmp_path / 't.yaml'} is not a directory" in result.stderr
-    assert not (tmp_path / "arena.db").exists()
+    assert not (tmp_path / "results").exists()  # not even the database's folder was made
 
 
 # --------------------------------------------------------------------------------------------- a full disk
