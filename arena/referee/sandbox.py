@@ -431,9 +431,10 @@ def _parent_dirs(paths: Iterable[str]) -> list[str]:
 # The referee is a child subreaper (arena.referee.process), so a sandbox's init (bubblewrap's second process,
 # pid 1 of the bot's PID namespace) comes to it when bubblewrap's monitor exits first, which it does as soon as
 # the bot has exited: the init is killed then (--die-with-parent) and would stay a zombie of the referee's.
-# Those are reaped by `reap_orphaned_inits`: children of ours called ``bwrap`` that we did not start
-# ourselves. What we started (a sandbox's monitor, an unsandboxed bot) is in ``_STARTED`` from its spawn
-# until its own waiter has reaped it, so no exit status anybody waits for is taken away.
+# Those are reaped by `reap_orphaned_inits`: children of ours that are pid 1 of a PID namespace below ours
+# (NSpid in /proc/<pid>/status, which a zombie keeps), which no child arena spawns itself ever is. What we
+# started (a sandbox's monitor, an unsandboxed bot) is also in ``_STARTED`` from its spawn until its own
+# waiter has reaped it, so no exit status anybody waits for is taken away.
 _STARTED: set[int] = set()
 
 
@@ -482,6 +483,19 @@ def _stat(pid: int) -> tuple[str, str, int] | tuple[()]:
     return raw[raw.find(b"(") + 1:close].decode("utf-8", "replace"), rest[0].decode(), int(rest[1])
 
 
+def _namespace_init(pid: int) -> bool:
+    """Whether ``pid`` is pid 1 of a PID namespace below ours (``NSpid: <ours> ... 1``)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"NSpid:"):
+                    ids = line.split()[1:]
+                    return len(ids) > 1 and ids[-1] == b"1"
+    except OSError:
+        pass
+    return False
+
+
 async def reap_orphaned_inits(patience: float = 2.0) -> list[int]:
     """Reap the sandboxes' inits that were re-parented to us (see above); the pids reaped.
 
@@ -495,7 +509,7 @@ async def reap_orphaned_inits(patience: float = 2.0) -> list[int]:
         if pid in _STARTED:
             continue
         info = _stat(pid)
-        if not info or info[0] != "bwrap":
+        if not info or not _namespace_init(pid):
             continue
         if info[1] != "Z":
             try:
@@ -509,7 +523,7 @@ async def reap_orphaned_inits(patience: float = 2.0) -> list[int]:
                 trio.lowlevel.notify_closing(fd)
                 os.close(fd)
         info = _stat(pid)  # (another call may have reaped it meanwhile, and the number been given again)
-        if pid in _STARTED or not info or info[0] != "bwrap" or info[1] != "Z":
+        if pid in _STARTED or not info or info[1] != "Z" or not _namespace_init(pid):
             continue
         try:
             if os.waitpid(pid, os.WNOHANG)[0] == pid:
