@@ -260,3 +260,16 @@ def run_session(commands: list[str], games: list[tuple[str | RuleSet, int | str]
 def run_match(command0: str, command1: str, rules: str | RuleSet = "santase", seed: int | str = 0,
               timeout: float = 10.0) -> MatchResult:
     return run_session([command0, command1], [(rules, seed)], timeout)[0]
+
+
+def bot_copy(folder: Path, *names: str) -> Path:
+    """tests/bots/<names> copied into ``folder`` (made), as another author's bot in a folder of its own, which
+    a sandboxed bot's uid may read (pytest's tmp folders are 0700); the first file's path."""
+    import shutil
+
+    folder.mkdir(parents=True)
+    for name in names:
+        shutil.copy(Path(__file__).resolve().parent / "bots" / name, folder / name)
+    folder.chmod(0o755)
+    return folder / names[0]
+

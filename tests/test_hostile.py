@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from harness import bot_copy
 
 from arena.game import preset
 from arena.referee.clock import TimeControl
@@ -41,12 +42,7 @@ pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox
 @pytest.fixture
 def hostile(tmp_path: Path) -> Path:
     """hostile.py in a folder of its own, as another author's bot would be."""
-    folder = tmp_path / "hostile-bot"
-    folder.mkdir()
-    for name in ("hostile.py", "_common.py"):
-        shutil.copy(BOTS / name, folder / name)
-    folder.chmod(0o755)
-    return folder / "hostile.py"
+    return bot_copy(tmp_path / "hostile-bot", "hostile.py", "_common.py")
 
 
 async def duel(hostile: Path, *attack: str, sandbox: str = "bwrap", limits: Limits | None = None):

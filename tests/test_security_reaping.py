@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import trio
+from harness import bot_copy
 
 from arena.referee.process import DirectProcess
 from arena.referee.sandbox import bwrap_problem, reap_orphaned_inits
@@ -68,12 +68,8 @@ print(json.dumps(zombies()))
 
 
 def test_no_zombie_is_left_after_probes_and_matches(tmp_path: Path) -> None:
-    folder = tmp_path / "hostile"
-    folder.mkdir()
-    for name in ("hostile.py", "_common.py"):
-        shutil.copy(BOTS / name, folder / name)
-    folder.chmod(0o755)
-    result = subprocess.run([sys.executable, "-c", SCRIPT, str(BOTS), str(folder / "hostile.py")], cwd=ROOT,
+    hostile = bot_copy(tmp_path / "hostile", "hostile.py", "_common.py")
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(BOTS), str(hostile)], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[-1]) == []
