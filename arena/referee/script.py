@@ -100,14 +100,16 @@ def match_script(
                 mover, action = parse_seat_action(text)
                 if deal.over or mover != deal.to_move:
                     return script
+                legal = deal.legal_actions()
+                if action not in legal:
+                    return script  # a record the rules do not allow: off the script from here
                 seat_script, clock = scripts[mover], clocks[mover]
                 if seat_script is not None and clock is not None:  # a seat without one gets no turn lines here
-                    out[mover].append(turn_line(deal, mover, (score[mover], score[1 - mover]),
-                                                deal.legal_actions(), seat_script.move_ms, clock.bank_left_ms(),
-                                                seat_script.version))
+                    out[mover].append(turn_line(deal, mover, (score[mover], score[1 - mover]), legal,
+                                                seat_script.move_ms, clock.bank_left_ms(), seat_script.version))
                     clock.charge(think_ms[mover][decisions[mover]])
                 decisions[mover] += 1
-                deal.apply(action, mover)
+                deal.apply_legal(action)
                 script.replies[mover].append(str(action))
                 face_up = deal.trump_card
                 for ev in deal.events[seen:]:

@@ -108,12 +108,24 @@ _NAMED = frozenset({"match", "deal", "turn", "deal-end", "match-end"})
 
 def _transcript_payload(entries: Sequence[Any], script: SeatScript | None = None,
                         script_lines: Sequence[str] = (), replies: Sequence[str] = ()) -> bytes:
-    """A transcript as stored (before compression): JSON ``{"us": [...], "lines": [...]}``, where ``us`` holds
-    each entry's time as the microseconds since the previous entry and ``lines`` each entry's direction
+    """A transcript as stored, before compression (see `_payload_value`)."""
+    return _encode_payload(_payload_value(entries, script, script_lines, replies))
+
+
+def _encode_payload(value: Any) -> bytes:
+    if isinstance(value, dict):
+        return _encode_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return _encode_text(json.dumps(value, ensure_ascii=False))
+
+
+def _payload_value(entries: Sequence[Any], script: SeatScript | None = None,
+                   script_lines: Sequence[str] = (), replies: Sequence[str] = ()) -> Any:
+    """A transcript as stored, before JSON: ``{"us": [...], "lines": [...]}``, where ``us`` holds each
+    entry's time as the microseconds since the previous entry and ``lines`` each entry's direction
     followed by its text. Given the seat's ``script`` and the referee lines and replies it gives, each
     referee line that is the script's next one is stored as ``REBUILT`` (and its first word, see ``_NAMED``)
     and each reply that is the next one as ``REPLY``, and the payload has ``"script"``. Entries it cannot
-    hold exactly are stored as their plain JSON list."""
+    hold exactly are stored as their plain JSON list (and returned as they are)."""
     us: list[int] = []
     lines: list[str] = []
     prev = 0
@@ -136,11 +148,11 @@ def _transcript_payload(entries: Sequence[Any], script: SeatScript | None = None
             else:
                 lines.append(direction + text)
     except (TypeError, ValueError):
-        return _encode_text(json.dumps(entries, ensure_ascii=False))
+        return entries
     payload: dict[str, Any] = {"us": us, "lines": lines}
     if script is not None and (script_lines or replies):
         payload["script"] = script.to_json()
-    return _encode_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+    return payload
 
 
 # The deals table holds a deal compactly (docs/DATABASE.md, `deals`): the deck as its cards' names run
@@ -173,13 +185,13 @@ def _rules_or_none(text: str) -> RuleSet | None:
 
 def _rebuilt_payloads(rules: RuleSet | None, match_id: str, bots: Sequence[str],
                       deals: Sequence[tuple[int | None, str, Sequence[str]]], think_ms: Sequence[Sequence[float]],
-                      reason: str, entries: Sequence[Sequence[Any]]) -> list[bytes]:
-    """Both seats' payloads, each referee line that the script rebuilds left out (see `_transcript_payload`)."""
+                      reason: str, entries: Sequence[Sequence[Any]]) -> list[Any]:
+    """Both seats' payload values, each referee line that the script rebuilds left out (see `_payload_value`)."""
     scripts = [_seat_script(e) for e in entries]
     if rules is None or not any(scripts):
-        return [_transcript_payload(entries[seat]) for seat in (0, 1)]
+        return [_payload_value(entries[seat]) for seat in (0, 1)]
     rebuilt = referee_script.match_script(rules, match_id, bots, deals, think_ms, scripts, reason)
-    return [_transcript_payload(entries[seat], scripts[seat], rebuilt.referee[seat], rebuilt.replies[seat])
+    return [_payload_value(entries[seat], scripts[seat], rebuilt.referee[seat], rebuilt.replies[seat])
             for seat in (0, 1)]
 
 
@@ -204,7 +216,11 @@ def _transcript_entries(text: str, events: bool = True) -> tuple[list[Any] | str
     """The transcript a payload holds: ``[ms, direction, text]`` entries (a rebuilt line still as its mark;
     without ``events``, the rebuilt event lines left out), or the stored text if it is not one; the seat's
     script; and how many lines the transcript has."""
-    value = _json(text, [])
+    return _value_entries(_json(text, []), text, events)
+
+
+def _value_entries(value: Any, text: str = "", events: bool = True) -> tuple[list[Any] | str, SeatScript | None, int]:
+    """`_transcript_entries` of a payload's JSON value (``text``: the payload, kept when it is not one)."""
     if isinstance(value, dict) and isinstance(value.get("us"), list) and isinstance(value.get("lines"), list):
         times = accumulate(value["us"])
         pairs = zip(times, value["lines"], strict=False)
@@ -446,8 +462,9 @@ def _m004_rebuilt_lines(db: sqlite_utils.Database) -> None:
             "SELECT seat, think_ms FROM seats WHERE match_id = ?", [match_id])}
         deals = [(dealer, deck or "", (actions or "").split()) for dealer, deck, actions in conn.execute(
             "SELECT dealer, deck, actions FROM deals WHERE match_id = ? ORDER BY idx", [match_id])]  # the old form
-        payloads = _rebuilt_payloads(rules_of[rules_text], match_id, (seat0, seat1), deals,
-                                     (think.get(0, []), think.get(1, [])), reason or "target", entries)
+        payloads = [_encode_payload(v) for v in _rebuilt_payloads(
+            rules_of[rules_text], match_id, (seat0, seat1), deals, (think.get(0, []), think.get(1, [])),
+            reason or "target", entries)]
         if new_dict is None and sum(map(len, payloads)) >= DICTIONARY_MIN:
             # the old dictionary holds full lines: one from what is now stored compresses much better
             data = _dictionary(payloads)
@@ -721,10 +738,11 @@ class Store:
         context = self._match_context(mid)
         rules = None if context is None or context[0].to_dict() != rec.rules or context[1] != tuple(rec.bots) \
             else context[0]  # a later read rebuilds from what the database has: no rebuilt lines if it differs
-        payloads = _rebuilt_payloads(rules, mid, rec.bots, [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals],
-                                     rec.think_ms, str(rec.reason), rec.transcripts)  # outside the write lock
+        values = _rebuilt_payloads(rules, mid, rec.bots, [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals],
+                                   rec.think_ms, str(rec.reason), rec.transcripts)  # outside the write lock
+        payloads = [_encode_payload(v) for v in values]
         # a seat's think times are not stored when its transcript gives them back (`_think_of`)
-        derived = [_think_of(_transcript_entries(p.decode("utf-8", "surrogatepass"))[0]) for p in payloads]
+        derived = [_think_of(_value_entries(v)[0]) for v in values]
         run, many = self.db.conn.execute, self.db.conn.executemany
         try:
             with self._transaction():
