@@ -36,9 +36,7 @@ from arena.referee.sandbox import (
     SandboxPlan,
     plan_sandbox,
     reap_orphaned_inits,
-    reaped,
     resolve_sandbox,
-    started,
 )
 
 STDERR_CAP = 64 * 1024
@@ -268,7 +266,6 @@ class DirectProcess:
         finally:
             for fd in theirs:
                 os.close(fd)
-        started(popen.pid)  # its exit status is ours to wait for (not the orphan reaper's)
         return cls(popen, ours[0], ours[1], ours[2] if capture_stderr else None)
 
     def kill(self) -> None:
@@ -287,7 +284,6 @@ class DirectProcess:
                 trio.lowlevel.notify_closing(pidfd)
                 os.close(pidfd)
             self.returncode = self._popen.wait()
-            reaped(self.pid)
         return self.returncode
 
 
@@ -386,7 +382,6 @@ class BotProcess:
     def _has_exited(self, returncode: int) -> None:
         if self.exited.is_set():
             return
-        reaped(self.proc.pid)
         self.returncode = returncode
         self.exited.set()
         if self._waiter is not None:  # wake a receive(): a forked child may hold stdout open forever
@@ -743,7 +738,6 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
         raise
-    started(proc.pid)
     _apply_limits(proc.pid, spec.limits)
     bot = BotProcess(spec, proc, workdir if own_dir else None, kill_grace)
     await nursery.start(bot._run)

@@ -116,24 +116,15 @@ def bwrap_problem() -> str | None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     plan = plan_sandbox(["/usr/bin/true"], None, (), None, None, None, None, {})
     try:
-        with subprocess.Popen(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-            started(proc.pid)
-            try:
-                _, stderr = proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                raise
-            finally:
-                reaped(proc.pid)
+        result = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                                capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as e:
         return f"bubblewrap does not run here ({e})"
     finally:
         plan.release()
-    if proc.returncode != 0:
-        err = stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"bubblewrap cannot create a sandbox here ({err[-1] if err else f'exit {proc.returncode}'})"
+    if result.returncode != 0:
+        err = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap cannot create a sandbox here ({err[-1] if err else f'exit {result.returncode}'})"
     return None
 
 
@@ -432,20 +423,8 @@ def _parent_dirs(paths: Iterable[str]) -> list[str]:
 # pid 1 of the bot's PID namespace) comes to it when bubblewrap's monitor exits first, which it does as soon as
 # the bot has exited: the init is killed then (--die-with-parent) and would stay a zombie of the referee's.
 # Those are reaped by `reap_orphaned_inits`: children of ours that are pid 1 of a PID namespace below ours
-# (NSpid in /proc/<pid>/status, which a zombie keeps), which no child arena spawns itself ever is. What we
-# started (a sandbox's monitor, an unsandboxed bot) is also in ``_STARTED`` from its spawn until its own
-# waiter has reaped it, so no exit status anybody waits for is taken away.
-_STARTED: set[int] = set()
-
-
-def started(pid: int) -> None:
-    """``pid`` is a child of ours that its own code waits for: `reap_orphaned_inits` leaves it alone."""
-    _STARTED.add(pid)
-
-
-def reaped(pid: int) -> None:
-    """The child ``pid`` that `started` named has been waited for (its number may be reused now)."""
-    _STARTED.discard(pid)
+# (NSpid in /proc/<pid>/status, which a zombie keeps). No child that arena spawns itself (a sandbox's monitor,
+# an unsandboxed bot, a worker) ever is one, so no exit status anybody waits for is taken away.
 
 
 def _children() -> list[int]:
@@ -506,8 +485,6 @@ async def reap_orphaned_inits(patience: float = 2.0) -> list[int]:
 
     out: list[int] = []
     for pid in _children():
-        if pid in _STARTED:
-            continue
         info = _stat(pid)
         if not info or not _namespace_init(pid):
             continue
@@ -523,7 +500,7 @@ async def reap_orphaned_inits(patience: float = 2.0) -> list[int]:
                 trio.lowlevel.notify_closing(fd)
                 os.close(fd)
         info = _stat(pid)  # (another call may have reaped it meanwhile, and the number been given again)
-        if pid in _STARTED or not info or info[1] != "Z" or not _namespace_init(pid):
+        if not info or info[1] != "Z" or not _namespace_init(pid):
             continue
         try:
             if os.waitpid(pid, os.WNOHANG)[0] == pid:
