@@ -168,6 +168,14 @@ def _simulate(rules: Any, seed: int) -> dict[str, Any]:
     return {"deals": deals, "score": tuple(m.score), "winner": m.winner, "decisions": decisions}
 
 
+def _stored_deals(sim: dict[str, Any]) -> list[StoredDeal]:
+    """A simulated match's deals as the store gives them back."""
+    return [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
+                                 "actions": " ".join(d["actions"]), "winner": d["winner"],
+                                 "game_points": d["game_points"], "reason": d["reason"], "forfeit": 0})
+            for i, d in enumerate(sim["deals"])]
+
+
 def _transcript(sim: dict[str, Any], seat: int, rng: random.Random, info: str) -> list[list[Any]]:
     """A transcript like the referee's: handshake, match line, and per deal its ``deal`` line and one turn
     per action of ``seat`` with an ``info`` line and the reply (the turn lines' content is made up)."""
@@ -518,10 +526,7 @@ def test_placeholder_referee_lines_give_the_same_annotations() -> None:
     False)``): the info lines and think times land on the same steps as with the full lines."""
     rules = preset("santase")
     sim = _simulate(rules, 5)
-    rows = [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-                                 "actions": " ".join(d["actions"]), "winner": d["winner"],
-                                 "game_points": d["game_points"], "reason": d["reason"]})
-            for i, d in enumerate(sim["deals"])]
+    rows = _stored_deals(sim)
     full: list[list[Any]] = [[0.0, ">", "arena 1"], [0.5, "<", "bot 1 x"]]
     t = 1.0
     for n, row in enumerate(rows):
@@ -704,10 +709,7 @@ def test_annotate_without_deal_lines_and_with_odd_transcripts() -> None:
     transcript are taken from it; a transcript that is not a list of lines adds nothing."""
     rules = preset("santase")
     sim = _simulate(rules, 3)
-    rows = [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-                                     "actions": " ".join(d["actions"]), "winner": d["winner"],
-                                     "game_points": d["game_points"], "reason": d["reason"]})
-            for i, d in enumerate(sim["deals"])]
+    rows = _stored_deals(sim)
     mine = [t for r in rows for t in r.actions if t.startswith("1:")]
     lines: list[list[Any]] = [[0.0, ">", "arena 1"], [1.0, "<", "info early"], [2.0, "<", "bot 1 x"]]
     for n, token in enumerate(mine):
@@ -793,10 +795,7 @@ def test_replay_labels_describe_the_actions() -> None:
         text = " ".join(a for d in sim["deals"] for a in d["actions"])
         if "exchange" in text and "marriage" in text and "close" in text:
             break
-    rows = [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-                                 "actions": " ".join(d["actions"]), "winner": d["winner"],
-                                 "game_points": d["game_points"], "reason": d["reason"], "forfeit": 0})
-            for i, d in enumerate(sim["deals"])]
+    rows = _stored_deals(sim)
     data = ctx.replay(rules, rows, ("north", "south"))
     labels = [" ".join(p if isinstance(p, str) else p[0] for p in s["label"]) for s in data["steps"]]
     joined = "\n".join(labels)
