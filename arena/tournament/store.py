@@ -1347,7 +1347,7 @@ def fresh_files(path: Path, name: str) -> list[Path]:
     existed = [p for p in companions if p.exists()]
     try:
         # Not immutable=1: a killed run's results (its schema too) may still be only in the -wal file.
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        conn = _read_only_connection(path)
         try:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             missing = [t for t in ARENA_TABLES if t not in tables]
