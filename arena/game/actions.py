@@ -54,3 +54,7 @@ EXCHANGE = Action("exchange")
 CLOSE = Action("close")
 DECLARE = Action("declare")
 _SIMPLE = {"exchange": EXCHANGE, "close": CLOSE, "declare": DECLARE}
+# The token of every interned action by its id (the engine's legal actions are always these objects; the
+# tuples above keep them alive, so no other object has their ids): an int key hashes in C, where an
+# Action's generated __hash__ is Python. Look up with ``.get(id(a))`` and fall back to ``a.token()``.
+TOKEN_OF_INTERNED: dict[int, str] = {id(a): a.token() for a in (*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE)}

@@ -120,3 +120,4 @@ def parse_cards(text: str) -> list[Card]:
 
 
 _BY_TEXT = {str(c): c for c in ALL_CARDS}  # the canonical spellings, looked up (replays parse whole decks)
+CARD_TEXT: tuple[str, ...] = tuple(str(c) for c in ALL_CARDS)  # str(card) by the card's index: a look-up

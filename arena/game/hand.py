@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action
-from arena.game.cards import ALL_CARDS, KING, QUEEN, SUIT_MASKS, Card, cards_in, mask_of
+from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, TOKEN_OF_INTERNED, Action
+from arena.game.cards import ALL_CARDS, CARD_TEXT, KING, QUEEN, SUIT_MASKS, Card, cards_in, mask_of
 from arena.game.variants import RuleSet
 from arena.game.views import SeatView
 
@@ -468,9 +468,9 @@ class Deal:
         r = self.result
         return {
             "dealer": self.dealer,
-            "deck": " ".join([_CARD_TEXT[c] for c in self.deck]),
+            "deck": " ".join([CARD_TEXT[c] for c in self.deck]),
             "trump": str(self.turned_card),
-            "actions": [f"{s}:{_TOKENS.get(id(a)) or a.token()}" for s, a in self.actions],
+            "actions": [f"{s}:{TOKEN_OF_INTERNED.get(id(a)) or a.token()}" for s, a in self.actions],
             "winner": None if r is None else r.winner,
             "game_points": None if r is None else r.game_points,
             "reason": None if r is None else r.reason,
@@ -480,9 +480,6 @@ class Deal:
 
 
 _POINTS = tuple(c.points for c in ALL_CARDS)
-_CARD_TEXT = tuple(str(c) for c in ALL_CARDS)
-# the token of every interned action (arena.game.actions keeps them alive, so no other object has their id)
-_TOKENS = {id(a): a.token() for a in (*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE)}
 # K and Q bits of every suit: a hand with any of them may hold a marriage
 _ANY_PAIR = sum((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
 # PLAY actions of every 6-bit pattern of every suit: four table look-ups give a hand's plays in order

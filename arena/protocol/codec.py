@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import fields as dc_fields
 
-from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action, ActionSyntaxError
-from arena.game.cards import ALL_CARDS, SUITS, Card, CardError, cards_in
+from arena.game.actions import TOKEN_OF_INTERNED, Action, ActionSyntaxError
+from arena.game.cards import CARD_TEXT, SUITS, Card, CardError, cards_in
 from arena.game.hand import Deal
 from arena.game.hand import Event as GameEvent
 from arena.game.variants import RuleSet
@@ -215,10 +215,6 @@ def _encode_turn(v: SeatView, legal: tuple[Action, ...], time_ms: int, bank_ms: 
 # the referee sends one per decision, and the view's tuples of cards and its 20-field dataclass were most of
 # its cost. Card lists come from their bit masks through a cache (a tournament repeats the same hands).
 _MASK_TEXT: dict[int, str] = {0: NONE}
-# the token of every interned action by its id (the engine's legal actions are always interned ones): an
-# int key hashes in C, where an Action's generated __hash__ is Python
-_TOKEN_TEXT: dict[int, str] = {id(a): a.token() for a in (*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE)}
-_INTERNED = (PLAY, MARRIAGE, EXCHANGE, CLOSE, DECLARE)  # kept alive here, so that no id above is reused
 
 
 def _mask_text(mask: int) -> str:
@@ -233,7 +229,7 @@ def _mask_text(mask: int) -> str:
 
 def _legal_text(legal: Sequence[Action]) -> str:
     try:
-        return ",".join(map(_TOKEN_TEXT.__getitem__, map(id, legal)))  # no Python frame per action
+        return ",".join(map(TOKEN_OF_INTERNED.__getitem__, map(id, legal)))  # no Python frame per action
     except KeyError:  # an action made elsewhere than arena.game.actions
         return ",".join([a.token() for a in legal])
 
@@ -245,7 +241,7 @@ def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequen
     other = 1 - seat
     talon = deal.talon
     trump_card = deal.trump_card
-    turned = _CARD_TEXT[trump_card] if talon and talon[-1] == trump_card else NONE
+    turned = CARD_TEXT[trump_card] if talon and talon[-1] == trump_card else NONE
     led = deal.led
     marriages = ",".join([f"{s}{SUITS[suit]}" for s, suit in deal.marriages]) if deal.marriages else NONE
     pending = deal.pending_marriage
@@ -265,7 +261,7 @@ def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequen
         taken = f" taken={_mask_text(deal.taken[seat])} opp_taken={_mask_text(deal.taken[other])}"
     return (
         f"turn seat={seat} hand={hand} trump={SUITS[deal.trump]} turned={turned} talon={len(talon)} "
-        f"closed={NONE if deal.closed_by is None else deal.closed_by} led={NONE if led is None else _CARD_TEXT[led]}"
+        f"closed={NONE if deal.closed_by is None else deal.closed_by} led={NONE if led is None else CARD_TEXT[led]}"
         f"{led_marriage} leader={deal.leader} dealer={deal.dealer} points={won[seat] + counted[seat]} "
         f"opp_points={won[other] + counted[other]} pending={pending[seat]}{opp_pending} tricks={tricks[seat]} "
         f"opp_tricks={tricks[other]} marriages={marriages} played={played}{taken} known={known} "
@@ -275,7 +271,6 @@ def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequen
     )
 
 
-_CARD_TEXT: tuple[str, ...] = tuple(str(c) for c in ALL_CARDS)  # str(card), by the card's index
 
 
 # ----------------------------------------------------------------- engine events as one seat sees them

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from arena.game.cards import ALL_CARDS, SUITS, parse_cards
+from arena.game.cards import ALL_CARDS, CARD_TEXT, SUITS, parse_cards
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
@@ -812,7 +812,7 @@ _EVENT_TEXT: dict[Any, str] = {}  # event -> its text in a data file, for the ev
 def _event_text(ev: Any) -> str:
     kind, s = ev.kind, ev.seat
     if kind == "play" or kind == "draw":
-        return f"{kind[0]}{s}{_CARD_TEXT[ev.card]}"
+        return f"{kind[0]}{s}{CARD_TEXT[ev.card]}"
     if kind == "trick":
         return f"t{s}{ev.points}"
     if kind == "close":
@@ -851,7 +851,7 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
         out["broken"] = 1
         return 1
     out["suit"] = SUITS[deal.trump]
-    out["turned"] = _CARD_TEXT[deal.trump_card]
+    out["turned"] = CARD_TEXT[deal.trump_card]
     out["dealt"] = [_hand(deal.hands[0]), _hand(deal.hands[1])]
     out["talon"] = len(deal.talon)
     acts: list[str] = []
@@ -873,9 +873,9 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
                 kind, s = ev.kind, ev.seat
                 if kind == "marriage":  # counted now, or pending (or void): the rules and the state say
                     counted = marriage_points[s] != before
-                    text = f"{'M' if counted else 'm'}{s}{_CARD_TEXT[ev.card]}{ev.points}"  # type: ignore[index]
+                    text = f"{'M' if counted else 'm'}{s}{CARD_TEXT[ev.card]}{ev.points}"  # type: ignore[index]
                 elif kind == "exchange":  # the card given (the new turned card), the card taken
-                    text = f"x{s}{_CARD_TEXT[deal.trump_card]}{_CARD_TEXT[ev.card]}"  # type: ignore[index]
+                    text = f"x{s}{CARD_TEXT[deal.trump_card]}{CARD_TEXT[ev.card]}"  # type: ignore[index]
                 else:
                     text = _event_text(ev)
                     if len(_EVENT_TEXT) < 5000:
@@ -1029,7 +1029,7 @@ def _snapshot(
         "score": score[:],
     }
     if talon and talon[-1] == deal.trump_card:
-        step["turned"] = _CARD_TEXT[deal.trump_card]
+        step["turned"] = CARD_TEXT[deal.trump_card]
     if table:
         step["table"] = table[:]
     if won is not None:
@@ -1044,9 +1044,6 @@ def _snapshot(
     if deal.result is None:
         step["move"] = deal.to_move
     return step
-
-
-_CARD_TEXT = {c: str(c) for c in ALL_CARDS}
 
 
 def _describe(deal: Deal, events: Sequence[Any], bots: tuple[str, str], table: list[list[Any]]) -> tuple[
