@@ -447,3 +447,18 @@ def test_a_damaged_or_crafted_database_is_one_line_for_every_reader(tmp_path: Pa
     assert refused, [r.stderr for r in outcomes]  # each damage breaks at least the report
     for result in refused:
         assert_refused(result, f"arena: {db}: not a usable arena database: damaged, or not written by this arena (")
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["run"], "arena: the following arguments are required: config (`arena run --help` lists the arguments)"),
+        (["match", "a"], "arena: the following arguments are required: BOT_B (`arena match --help`"),
+        (["run", "x.yaml", "--bogus"], "arena: unrecognized arguments: --bogus (`arena run --help`"),
+        (["--bogus", "report", "x.db"], "arena: unrecognized arguments: --bogus (`arena report --help`"),
+        (["--bogus"], "arena: unrecognized arguments: --bogus (`arena --help`"),
+        (["bogus"], "arena: argument COMMAND: invalid choice: 'bogus' (choose from 'new', "),
+    ],
+)
+def test_a_malformed_command_line_is_one_line_naming_the_commands_help(argv: list[str], named: str) -> None:
+    assert_refused(arena(*argv), named)  # not argparse's usage block above the error

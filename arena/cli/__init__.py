@@ -34,14 +34,15 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # argparse's own errors: exit 2, without a traceback
-        # A bad option value ("argument --matches: '0' is too small; expected ...") is one line naming the
-        # option, like every other input error; a malformed command line gets the usage line too.
+        # One line, like every other input error: a bad option value ("argument --matches: '0' is too
+        # small; expected ...") names the option; a malformed command line names the command and where its
+        # options are listed, instead of argparse's usage block above the error.
         m = re.fullmatch(r"argument (-\S+): (.*)", message, re.DOTALL)
         if m:
             print(f"arena: {m[1]}: {' '.join(m[2].split())}", file=sys.stderr)
         else:
-            self.print_usage(sys.stderr)
-            print(f"arena: error: {message}", file=sys.stderr)
+            hint = "" if "(choose from" in message else f" (`{self.prog} --help` lists the arguments)"
+            print(f"arena: {' '.join(message.split())}{hint}", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -63,7 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from arena.cli.match import join_sprt_words
 
     parser = build_parser()
-    args = parser.parse_args(join_sprt_words(sys.argv[1:] if argv is None else list(argv)))
+    args, unknown = parser.parse_known_args(join_sprt_words(sys.argv[1:] if argv is None else list(argv)))
+    if unknown:  # named by the command's own parser, whose --help lists what it takes
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        (commands.choices.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:  # bare `arena`: the help, as git gives it, and no command ran
         parser.print_help(sys.stdout)
         return 2
