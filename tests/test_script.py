@@ -26,6 +26,7 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import Player, play_match
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
+from arena.tournament import store as store_module
 from arena.tournament.store import Store
 from tests.test_game_properties import VARIANTS
 
@@ -48,6 +49,19 @@ def _config(tmp: Path, variant: str, reuse: bool) -> Path:
     return path
 
 
+def assert_by_the_book_needs_no_replay(rec: MatchRecord) -> None:
+    """The store does not replay a match that went by the book to find which referee lines it rebuilds:
+    it takes every one from the match line to match-end. Replaying it and comparing line by line (what it
+    does for any other match) must find exactly the same."""
+    assert store_module._by_the_book(rec)
+    deals = [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals]
+    args = (RuleSet.from_dict(rec.rules), rec.match_id, rec.bots, deals, rec.think_ms, str(rec.reason),
+            rec.transcripts)
+    trusted = store_module._rebuilt_payloads(*args, by_the_book=True)
+    assert trusted == store_module._rebuilt_payloads(*args, by_the_book=False), rec.match_id
+    assert all("script" in value for value in trusted)
+
+
 def _payloads(db: Path) -> list[dict[str, Any]]:
     """Every stored transcript as plain SQL and one decompress call give it (docs/DATABASE.md)."""
     con = sqlite3.connect(db)
@@ -65,6 +79,8 @@ def test_every_transcript_comes_back_from_the_record(tmp_path: Path, variant: st
     outcome = run_tournament(_config(tmp_path, variant, reuse), report=False,
                              on_progress=lambda _, rec: records.append(rec) if rec is not None else None)
     assert len(records) == 4 and not any(rec.terminations for rec in records)
+    for rec in records:
+        assert_by_the_book_needs_no_replay(rec)
     versions = set()
     banks = set()
     store = Store.open_existing(outcome.database)
@@ -153,6 +169,7 @@ def test_the_script_follows_the_referee_under_every_switch(tmp_path: Path, rules
         players = (_channel_player("a", "1.1" if i % 2 else "1", i), _channel_player("b", "1.1", 50 + i))
         rec = trio.run(play_match, spec.match_id, players, rules, spec.deal_seed, spec.match_seed)
         assert not rec.terminations
+        assert_by_the_book_needs_no_replay(rec)
         store.save(rec)
         records.append(rec)
     kinds = {line.split(" ")[0] for rec in records for _, d, line in rec.transcripts[0] if d == ">"}

@@ -119,18 +119,23 @@ def _encode_payload(value: Any) -> bytes:
 
 
 def _payload_value(entries: Sequence[Any], script: SeatScript | None = None,
-                   script_lines: Sequence[str] = (), replies: Sequence[str] = ()) -> Any:
+                   script_lines: Sequence[str] | None = (), replies: Sequence[str] = ()) -> Any:
     """A transcript as stored, before JSON: ``{"us": [...], "lines": [...]}``, where ``us`` holds each
     entry's time as the microseconds since the previous entry and ``lines`` each entry's direction
     followed by its text. Given the seat's ``script`` and the referee lines and replies it gives, each
     referee line that is the script's next one is stored as ``REBUILT`` (and its first word, see ``_NAMED``)
     and each reply that is the next one as ``REPLY``, and the payload has ``"script"``. Entries it cannot
-    hold exactly are stored as their plain JSON list (and returned as they are)."""
+    hold exactly are stored as their plain JSON list (and returned as they are).
+
+    ``script_lines=None`` stands for the lines of a match that went by the book (`_by_the_book`): every
+    referee line from the match line to ``match-end`` is then the script's next one, and is not compared."""
     us: list[int] = []
     lines: list[str] = []
     prev = 0
-    expected, expected_replies = iter(script_lines), iter(replies)
+    trusted = script_lines is None
+    expected, expected_replies = iter(script_lines or ()), iter(replies)
     want, want_reply = next(expected, None), next(expected_replies, None)
+    in_match = False  # (trusted) between the match line and match-end
     try:
         for ms, direction, text in entries:
             v = round(ms * 1000)
@@ -138,7 +143,15 @@ def _payload_value(entries: Sequence[Any], script: SeatScript | None = None,
                 raise ValueError
             us.append(v - prev)
             prev = v
-            if direction == ">" and text == want:
+            if trusted and direction == ">":
+                word = text.partition(" ")[0]
+                in_match = in_match or word == "match"
+                if in_match:
+                    lines.append(REBUILT + word if word in _NAMED else REBUILT)
+                    in_match = word != "match-end"
+                else:
+                    lines.append(direction + text)
+            elif direction == ">" and text == want:
                 word = text.partition(" ")[0]
                 lines.append(REBUILT + word if word in _NAMED else REBUILT)
                 want = next(expected, None)
@@ -150,7 +163,7 @@ def _payload_value(entries: Sequence[Any], script: SeatScript | None = None,
     except (TypeError, ValueError):
         return entries
     payload: dict[str, Any] = {"us": us, "lines": lines}
-    if script is not None and (script_lines or replies):
+    if script is not None and (trusted or script_lines or replies):
         payload["script"] = script.to_json()
     return payload
 
@@ -185,14 +198,32 @@ def _rules_or_none(text: str) -> RuleSet | None:
 
 def _rebuilt_payloads(rules: RuleSet | None, match_id: str, bots: Sequence[str],
                       deals: Sequence[tuple[int | None, str, Sequence[str]]], think_ms: Sequence[Sequence[float]],
-                      reason: str, entries: Sequence[Sequence[Any]]) -> list[Any]:
-    """Both seats' payload values, each referee line that the script rebuilds left out (see `_payload_value`)."""
+                      reason: str, entries: Sequence[Sequence[Any]], by_the_book: bool = False) -> list[Any]:
+    """Both seats' payload values, each referee line that the script rebuilds left out (see `_payload_value`).
+
+    ``by_the_book``: the referee says the match went by the book (`_by_the_book`), so its lines from the
+    match line to ``match-end`` are the script's, and the match is not replayed to compare them: the replay
+    was most of what storing a match cost. tests/test_script.py holds the two ways equal."""
     scripts = [_seat_script(e) for e in entries]
     if rules is None or not any(scripts):
         return [_payload_value(entries[seat]) for seat in (0, 1)]
+    if by_the_book:
+        replies: tuple[list[str], list[str]] = ([], [])
+        for _, _, actions in deals:
+            for text in actions:  # "1:play:Th": the seat, then the token; its protocol text is "play Th"
+                replies[text[0] == "1"].append(text[2:].replace(":", " "))
+        return [_payload_value(entries[seat], scripts[seat], None, replies[seat]) for seat in (0, 1)]
     rebuilt = referee_script.match_script(rules, match_id, bots, deals, think_ms, scripts, reason)
     return [_payload_value(entries[seat], scripts[seat], rebuilt.referee[seat], rebuilt.replies[seat])
             for seat in (0, 1)]
+
+
+def _by_the_book(rec: MatchRecord) -> bool:
+    """Whether every referee line of the match, from the match line to ``match-end``, is the one
+    `arena.referee.script` rebuilds: so in a match that reached its target with no termination (no error
+    line, no restart) and no substituted move (every recorded action was the bot's reply)."""
+    return not rec.terminations and not any(rec.substitutions) and rec.winner is not None \
+        and str(rec.reason) == "target"
 
 
 def _seat_script(entries: Sequence[Any]) -> SeatScript | None:
@@ -739,7 +770,8 @@ class Store:
         rules = None if context is None or context[0].to_dict() != rec.rules or context[1] != tuple(rec.bots) \
             else context[0]  # a later read rebuilds from what the database has: no rebuilt lines if it differs
         values = _rebuilt_payloads(rules, mid, rec.bots, [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals],
-                                   rec.think_ms, str(rec.reason), rec.transcripts)  # outside the write lock
+                                   rec.think_ms, str(rec.reason), rec.transcripts,
+                                   _by_the_book(rec))  # outside the write lock
         payloads = [_encode_payload(v) for v in values]
         # a seat's think times are not stored when its transcript gives them back (`_think_of`)
         derived = [_think_of(_value_entries(v)[0]) for v in values]
