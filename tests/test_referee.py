@@ -18,7 +18,7 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import MAX_VIOLATIONS, BotHandle, Player, play_match
 from arena.referee.policy import ViolationPolicy
 from arena.referee.pool import MatchPool
-from arena.referee.process import BotSpec, Limits
+from arena.referee.process import INFO_CAP, BotSpec, Limits
 from arena.referee.record import MatchSpec
 
 BOTS = Path(__file__).parent / "bots"
@@ -113,6 +113,20 @@ async def test_stderr_flood_is_drained_and_capped():
     rec, pgids = await play(player("stderr_flood"))
     assert rec.terminations == [] and rec.reason == "target"
     assert 0 < len(rec.stderr[0]) < 200_000 and "dropped" in rec.stderr[0]
+    assert alive_in_groups(pgids) == []
+
+
+async def test_an_info_flood_is_read_and_kept_only_up_to_the_cap():
+    rec, pgids = await play(player("info_flood"))
+    assert rec.terminations == [] and rec.reason == "target"  # every line read, every reply taken in time
+    infos = [t for _, d, t in rec.transcripts[0] if d == "<" and t.startswith("info ")]
+    assert infos and infos[0].startswith("info flood turn 0 ")
+    assert sum(len(t) + 1 for t in infos) <= INFO_CAP  # of the 1 MB before every reply
+    notes = [t for _, d, t in rec.transcripts[0] if d == "!"]
+    assert notes == [f"info lines past {INFO_CAP // 1024} KiB in a match are not kept; from here on this "
+                     "match's are dropped"]
+    replies = [t for _, d, t in rec.transcripts[0] if d == "<" and not t.startswith("info ")]
+    assert len(replies) == len(rec.think_ms[0]) + 1  # the hello, then every reply: none was dropped
     assert alive_in_groups(pgids) == []
 
 

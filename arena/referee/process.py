@@ -41,6 +41,9 @@ from arena.referee.sandbox import (
 
 STDERR_CAP = 64 * 1024
 TRANSCRIPT_LINE_CAP = 4200  # characters of one transcript line kept (bot lines are capped at 4 KiB anyway)
+# bytes of a bot's `info` lines kept per match (docs/PROTOCOL.md): a bot that floods commentary for all its
+# time would otherwise fill the referee's memory and the database (100 MB a second is easy)
+INFO_CAP = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,8 @@ class Transcript:
         self._t: list[float] = []  # seconds since start, one per line
         self._dir: list[str] = []
         self._text: list[str] = []
+        self.info_bytes = 0  # of the `info` lines kept since the entries were last taken (`keep_info`)
+        self.info_dropped = 0  # `info` lines not kept since then
 
     @property
     def entries(self) -> list[tuple[float, str, str]]:
@@ -207,6 +212,19 @@ class Transcript:
     def entries(self, value: list[tuple[float, str, str]]) -> None:
         self._entries = value
         self._t, self._dir, self._text = [], [], []
+        self.info_bytes = self.info_dropped = 0  # (taken by the match: the next one starts afresh)
+
+    def keep_info(self, size: int, at: float) -> bool:
+        """Whether an ``info`` line of ``size`` bytes that arrived at ``at`` goes into the transcript: no
+        once the match's kept ones reach INFO_CAP. The first one dropped leaves a note that says so."""
+        if self.info_bytes + size <= INFO_CAP:
+            self.info_bytes += size
+            return True
+        if not self.info_dropped:
+            self.add("!", f"info lines past {INFO_CAP // 1024} KiB in a match are not kept; from here on "
+                          "this match's are dropped", at)
+        self.info_dropped += 1
+        return False
 
     def add(self, direction: str, text: str, at: float | None = None) -> None:
         self._t.append((trio.current_time() if at is None else at) - self.start)

@@ -186,10 +186,19 @@ def decode_line(bot: BotProcess, item: Line) -> m.BotMessage:
     if known is not None:
         bot.transcript.add("<", known[0], item.at)
         return known[1]
-    text = item.raw.decode("utf-8", "replace")
+    raw = item.raw
+    if raw.startswith(b"info") and not bot.transcript.keep_info(len(raw), item.at):
+        try:  # past the match's share of commentary: read, not kept (docs/PROTOCOL.md, `info`)
+            msg = decode_bot_bytes(raw)
+        except BotProtocolError:
+            pass
+        else:
+            if isinstance(msg, m.Info):
+                return msg
+    text = raw.decode("utf-8", "replace")
     bot.transcript.add("<", text, item.at)
     try:
-        msg = decode_bot_bytes(item.raw)
+        msg = decode_bot_bytes(raw)
     except BotProtocolError as e:
         raise Violation(Termination(e.code), str(e), text[:200]) from None
     if isinstance(msg, m.Reply) and len(item.raw) <= 32:
