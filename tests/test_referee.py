@@ -121,13 +121,31 @@ async def test_an_info_flood_is_read_and_kept_only_up_to_the_cap():
     assert rec.terminations == [] and rec.reason == "target"  # every line read, every reply taken in time
     infos = [t for _, d, t in rec.transcripts[0] if d == "<" and t.startswith("info ")]
     assert infos and infos[0].startswith("info flood turn 0 ")
-    assert sum(len(t) + 1 for t in infos) <= INFO_CAP  # of the 1 MB before every reply
+    assert sum(map(len, infos)) <= INFO_CAP  # of the 1 MB before every reply
     notes = [t for _, d, t in rec.transcripts[0] if d == "!"]
     assert notes == [f"info lines past {INFO_CAP // 1024} KiB in a match are not kept; from here on this "
                      "match's are dropped"]
     replies = [t for _, d, t in rec.transcripts[0] if d == "<" and not t.startswith("info ")]
     assert len(replies) == len(rec.think_ms[0]) + 1  # the hello, then every reply: none was dropped
     assert alive_in_groups(pgids) == []
+
+
+@pytest.mark.parametrize(("where", "kind"), [("turn", "timeout"), ("handshake", "handshake")])
+async def test_a_bot_that_never_stops_writing_info_lines_still_times_out(where: str, kind: str):
+    rec, pgids = await play(player("chatter", where))
+    term = rec.terminations[0]
+    assert (term.kind, term.seat) == (kind, 0) and term.detail.endswith("in time (only info lines)")
+    assert rec.winner == 1
+    kept = [t for _, d, t in rec.transcripts[0] if d == "<" and t.startswith("info ")]
+    assert 0 < sum(map(len, kept)) <= INFO_CAP  # of the gigabytes it would write meanwhile
+    assert alive_in_groups(pgids) == []
+
+
+async def test_debugging_output_before_the_hello_is_a_handshake_termination():
+    rec, _ = await play(player("chatter", "junk"))
+    term = rec.terminations[0]
+    assert (term.kind, term.line) == ("handshake", "Loading model...")
+    assert term.detail == "expected 'bot <version> <name>', got Loading model..."
 
 
 async def test_time_bank_absorbs_slow_decisions():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import select
 import signal
 import sqlite3
 import subprocess
@@ -353,6 +354,31 @@ def test_arena_match_interrupted_says_so_and_leaves_no_bot(sig: signal.Signals) 
     assert played >= 1 and out.startswith(f"greedy vs slow: {played} matches of santase")
     left = [p for p in os.listdir("/proc") if p.isdigit() and marker in _cmdline(p)]
     assert left == []
+
+
+def test_arena_match_stops_on_sigterm_while_a_bot_floods_info_lines(tmp_path: Path) -> None:
+    """A bot that writes `info` lines without end, with ten minutes to answer: SIGTERM still stops `arena
+    match` at once (the referee lets trio run between the lines it reads), with the usual last line."""
+    flooding = tmp_path / "flooding"
+    os.mkfifo(flooding)
+    fd = os.open(flooding, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "match", f"{BOTS}/chatter.py turn {flooding}", f"{BOTS}/good.py",
+             "--matches", "2", "--move-time", "10m", "--seed", "5", "--sandbox", "none"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert select.select([fd], [], [], 60)[0], "the bot never began its flood"
+    finally:
+        os.close(fd)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("SIGTERM did not stop arena match during the flood")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.splitlines()[-1] == "arena: interrupted after 0 of 2 matches", err
 
 
 def _cmdline(pid: str) -> str:

@@ -20,6 +20,7 @@ from arena.game.variants import RuleSet
 from arena.protocol.messages import VERSIONS
 from arena.referee.clock import TimeControl
 from arena.referee.record import Termination
+from arena.referee.session import ONLY_INFO
 
 
 class Status(StrEnum):
@@ -225,11 +226,11 @@ def _flush(ev: Evidence, shown: _Shown) -> Check:
             return Check("flush", title, Status.FAIL, detail, lines, "lines")
         if h.kind is Termination.CRASH:
             return Check("flush", title, Status.NOT_REACHED, "the bot exited before it answered")
-        return Check("flush", title, Status.PASS, "the handshake answer arrived at once")
+        return Check("flush", title, Status.PASS, "the bot's first line arrived at once")
     for p in ev.played:
         t = p.termination
         if t is not None and t.kind is Termination.TIMEOUT and not p.reused and p.record is not None \
-                and not p.record.think_ms[p.plan.bot_seat]:
+                and not p.record.think_ms[p.plan.bot_seat] and not t.detail.endswith(ONLY_INFO):  # (lines came)
             check = _failure(p, title, shown)
             check.detail = f"no answer to the bot's first turn in time ({p.plan.match_id}): {FLUSH_HINT}"
             check.section = "lines"

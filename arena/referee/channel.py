@@ -74,6 +74,9 @@ class ChannelBot:
     def poll(self) -> Incoming | None:
         return self._inbox.popleft() if self._inbox else None
 
+    def waiting_lines(self) -> int:
+        return len(self._inbox)
+
     def pending_now(self) -> list[Incoming]:
         out = list(self._inbox)
         self._inbox.clear()

@@ -26,6 +26,7 @@ from arena.referee.process import BotProcess
 from arena.referee.record import BotTermination, MatchRecord, Termination
 from arena.referee.session import (
     BotHandle,
+    Commentary,
     Player,
     Violation,
     check_program,
@@ -223,6 +224,7 @@ class MatchRunner:
         elif rest is None:
             await not_sent(bot)
         deadline = sent + clock.allowed_s()
+        commentary: Commentary | None = None
         while True:
             item = line_now(bot, "turn") or await next_line(bot, deadline, "turn")
             now = self.now()
@@ -231,6 +233,8 @@ class MatchRunner:
             msg = decode_line(bot, item)
             if msg.__class__ is not m.Reply:
                 if isinstance(msg, m.Info):
+                    commentary = commentary or Commentary(bot, deadline, "turn")
+                    await commentary.took(now)
                     continue
                 raise Violation(Termination.MALFORMED, "expected an action", shown(item))
             # From the turn line to the reply as the transcript times them (each rounded to the microsecond),

@@ -482,8 +482,11 @@ class BotProcess:
         return True
 
     def _fill(self) -> None:
-        """Read whatever stdout has now (the pipe is non-blocking) into the inbox."""
-        while not self._eof and not self._broken:
+        """Read whatever stdout has now (the pipe is non-blocking) into the inbox: at most 1 MiB a call, so
+        that a bot that never stops writing cannot keep the referee reading (and its inbox growing)."""
+        for _ in range(16):
+            if self._eof or self._broken:
+                return
             try:
                 data = os.read(self._stdout_fd, 65536)
             except BlockingIOError:
@@ -527,6 +530,11 @@ class BotProcess:
             self._missed = not inbox
             self._hot = not self._missed
         return inbox.popleft() if inbox else None
+
+    def waiting_lines(self) -> int:
+        """How many lines (or stream errors) have arrived and wait to be received, after one more look."""
+        self._fill_if_ready()
+        return len(self._inbox)
 
     def pending_now(self) -> list[Incoming]:
         """Every line (or stream error) that arrived and was not received yet, without waiting."""

@@ -123,13 +123,56 @@ def check_program(spec: BotSpec) -> None:
                                               f"{spec.fingerprint}, now {now}); it is not started again")
 
 
+ONLY_INFO = " (only info lines)"  # how a timeout's detail ends when the bot wrote commentary but no answer
+
+
+class Commentary:
+    """The ``info`` lines one wait takes instead of its answer. A bot may write them at any time, and every
+    one that is there is read at once, without awaiting; so that one that never stops writing them still
+    gets its timeout and does not hold up the referee:
+
+    - past the deadline, the wait takes only the lines that were already there when it first saw the
+      deadline pass (an answer among them counts: that lateness was the referee's, as with a reply);
+    - every CHECKPOINT lines it lets trio run (other matches, Ctrl-C, the bot's exit)."""
+
+    CHECKPOINT = 64
+
+    def __init__(self, bot: BotProcess, deadline: float, waiting_for: str) -> None:
+        self.bot = bot
+        self.deadline = deadline
+        self.waiting_for = waiting_for
+        self.count = 0
+        self.left: int | None = None  # past the deadline: the lines still to take that were there then
+
+    async def took(self, now: float) -> None:
+        """One more ``info`` line was taken at ``now``. Raises the wait's timeout Violation."""
+        if now > self.deadline:
+            if self.left is None:
+                self.left = self.bot.waiting_lines()
+            if self.left <= 0:
+                kind = Termination.HANDSHAKE if self.waiting_for == "handshake" else Termination.TIMEOUT
+                raise Violation(kind, f"no answer to the {self.waiting_for} in time{ONLY_INFO}")
+            self.left -= 1
+        self.count += 1
+        if self.count % self.CHECKPOINT == 0:
+            await trio.lowlevel.checkpoint()
+
+
 async def _handshake(bot: BotProcess, tc: TimeControl) -> m.BotHello:
     await bot.send([encode(m.Hello())])
     deadline = trio.current_time() + (tc.handshake_ms + tc.grace_ms) / 1000
+    commentary = Commentary(bot, deadline, "handshake")
     while True:
         item = await next_line(bot, deadline, "handshake")
-        msg = decode_line(bot, item)
+        try:
+            msg = decode_line(bot, item)
+        except Violation as v:  # not a protocol line at all ("Loading model..."): still the handshake's fault
+            if v.kind is not Termination.MALFORMED:
+                raise
+            raise Violation(Termination.HANDSHAKE, f"expected 'bot <version> <name>', got {shown(item)}",
+                            shown(item)) from None
         if isinstance(msg, m.Info):
+            await commentary.took(trio.current_time())
             continue
         if not isinstance(msg, m.BotHello):
             raise Violation(Termination.HANDSHAKE, f"expected 'bot <version> <name>', got {shown(item)}",
