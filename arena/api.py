@@ -607,10 +607,10 @@ def display_names(hellos: tuple[str | None, str | None], fallback: tuple[str, st
     one with ``-vs-``, which separates the names in match ids) gives way to the ``fallback`` (the command's
     name); two equal names become NAME-1 and NAME-2, as two equal commands do, or the fallbacks when that
     would make them too long."""
-    from arena.tournament.config import name_problem
+    from arena.tournament.config import name_problem, splits_match_ids
 
     def valid(name: str | None) -> bool:
-        return name is not None and name_problem(name) is None and "-vs-" not in name
+        return name is not None and name_problem(name) is None and not splits_match_ids(name)
 
     a, b = (h if h is not None and valid(h) else f for h, f in zip(hellos, fallback, strict=True))
     if a != b:

@@ -279,6 +279,25 @@ def test_bad_names(tmp_path: Path) -> None:
     assert p[3].startswith(f"{path}:5: bots[2].name: missing; expected a name")
 
 
+def test_names_that_would_give_two_matches_one_id_are_refused(tmp_path: Path) -> None:
+    """`a-vs` against `b` and `a` against `vs-b` would both be match `a-vs-vs-b-p0-g0`: one of the two
+    pairings would silently never be played."""
+    path = write(tmp_path, """
+        name: t
+        bots:
+          - {name: a, command: sh a.sh}
+          - {name: a-vs, command: sh a.sh}
+          - {name: b, command: sh b.sh}
+          - {name: vs-b, command: sh b.sh}
+          - {name: vs, command: sh b.sh}
+          - {name: vsx, command: sh b.sh}
+    """)
+    p = problems_of(path)
+    assert [line.split(": ")[1] for line in p] == ["bots[1].name", "bots[3].name", "bots[4].name"]
+    assert p[0].startswith(f"{path}:4: bots[1].name: 'a-vs' contains '-vs-', or begins with 'vs-' or ends "
+                           "with '-vs'; expected a name without '-vs-' at either end or inside")
+
+
 def test_missing_required_keys(tmp_path: Path) -> None:
     path = write(tmp_path, "seed: 3\n")
     p = problems_of(path)

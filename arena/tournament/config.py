@@ -98,6 +98,13 @@ def name_problem(name: str) -> tuple[str, str] | None:
     return None
 
 
+def splits_match_ids(name: str) -> bool:
+    """Whether a bot name would make two match ids the same. An id reads ``<a>-vs-<b>-p<pair>-g<game>``:
+    with names that neither hold ``-vs-`` nor begin with ``vs-`` nor end with ``-vs``, only one split of an
+    id gives two names (``a-vs`` against ``b`` and ``a`` against ``vs-b`` would both be ``a-vs-vs-b``)."""
+    return "-vs-" in f"-{name}-"
+
+
 # --------------------------------------------------------------------------------------------- values
 
 
@@ -801,9 +808,10 @@ class _Parser:
                 continue
             name = self.required(fields, "name", entry.line, self.token, _TOKEN_EXPECTED, entry.path)
             if name is not _INVALID:
-                if "-vs-" in name:
-                    name = self.bad(fields["name"], f"{name!r} contains '-vs-'",
-                                    "a name without '-vs-' (it separates the names in match ids)")
+                if splits_match_ids(name):
+                    name = self.bad(fields["name"], f"{name!r} contains '-vs-', or begins with 'vs-' or ends "
+                                    "with '-vs'", "a name without '-vs-' at either end or inside (it separates "
+                                    "the names in match ids)")
                 elif name in names:
                     name = self.bad(fields["name"], f"duplicate bot name {name!r} (first at line {names[name]})",
                                     "a unique name for each bot")
