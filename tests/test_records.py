@@ -10,7 +10,9 @@ crashed before the first deal. Bots run without the sandbox: the sandbox is not 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -162,6 +164,38 @@ def test_the_format_follows_the_output_file_suffix(databases, tmp_path):
     assert (tmp_path / "games.pgn").read_text().startswith("[Event ")
     result = arena("export", str(databases["santase"]), "-o", str(tmp_path / "games.jsonl"))
     assert json.loads((tmp_path / "games.jsonl").read_text().splitlines()[0])["format"] == "arena-record 1"
+
+
+def test_export_through_a_link_replaces_its_file_and_into_a_fifo_writes_into_it(databases, tmp_path):
+    """-o replaces a file through a rename; what it names is never replaced by a plain file: a symbolic link
+    stays a link (the file it names gets the records), a FIFO (or a device) is written into."""
+    (tmp_path / "target.jsonl").write_text("old\n")
+    (tmp_path / "link.jsonl").symlink_to("target.jsonl")
+    export(databases["santase"], tmp_path / "link.jsonl", "jsonl")
+    assert (tmp_path / "link.jsonl").is_symlink()
+    assert json.loads((tmp_path / "target.jsonl").read_text().splitlines()[0])["format"] == "arena-record 1"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)  # opens it, then reads to its end
+    export(databases["santase"], fifo, "jsonl")
+    out, _ = reader.communicate(timeout=60)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert out.decode() == (tmp_path / "target.jsonl").read_text()
+
+
+def test_output_to_a_full_disk_is_one_line_and_exit_2(databases):
+    """`arena export DB > file` and `arena transcript DB MATCH > file` where the disk is full."""
+    store = Store.open_existing(databases["santase"])
+    try:
+        match = store.matches(store.tournament_info().name)[0].match_id
+    finally:
+        store.close()
+    for args in (["export", str(databases["santase"])], ["transcript", str(databases["santase"]), match]):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, stdout=full,
+                                    stderr=subprocess.PIPE, text=True, timeout=600)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == "arena: cannot write the output: No space left on device\n"
 
 
 # ----------------------------------------------------------------------------------------- tampering

@@ -10,6 +10,7 @@ no command ran).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -82,6 +83,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `arena rules santase | head`: the reader left; that is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as e:
+        if e.errno not in _FULL:
+            raise
+        # `arena export DB > file` on a full disk: where the output goes is the user's to fix; what arena
+        # writes itself (the database, a report, -o) says so in its own words before it gets here
+        print(f"arena: cannot write the output: {e.strerror}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (no second error at exit)
+        return 2
+
+
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                    help="jsonl (one JSON object per line) or pgn-like ([Tag \"value\"] headers and the actions); "
                    "default: from the -o file's suffix (.pgn is pgn-like), else jsonl")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", default=None,
-                   help="the file to write (replaced if it exists; default: standard output)")
+                   help="the file to write (a file there is replaced, through a symbolic link too; a FIFO or a "
+                   "device is written into; default: standard output)")
     commands["export"] = cmd_export
 
 
@@ -54,11 +55,20 @@ def cmd_export(args: argparse.Namespace) -> int:
                 count = _write(sys.stdout, records, fmt)
             sys.stdout.flush()
             return 0
-        partial = output.with_name(f".{output.name}.partial")
+        target = output.resolve()  # through a symbolic link: the file it names is replaced, not the link
+        if target.exists() and not target.is_file():  # a device, a FIFO: written into, never replaced
+            try:
+                with open(target, "w", encoding="utf-8", newline="\n") as f, reading_database(args.database):
+                    count = _write(f, records, fmt)
+            except OSError as e:
+                raise ArenaError(f"-o: cannot write {output}: {e.strerror or e}") from None
+            print(f"export: {count} record{'' if count == 1 else 's'} ({fmt}) to {output}")
+            return 0
+        partial = target.with_name(f".{target.name}.partial")
         try:
             with open(partial, "w", encoding="utf-8", newline="\n") as f, reading_database(args.database):
                 count = _write(f, records, fmt)
-            partial.replace(output)  # a failed export never leaves half a file under the name asked for
+            partial.replace(target)  # a failed export never leaves half a file under the name asked for
         except OSError as e:
             partial.unlink(missing_ok=True)
             raise ArenaError(f"-o: cannot write {output}: {e.strerror or e}") from None
