@@ -12,6 +12,7 @@ import http.cookiejar
 import json
 import os
 import re
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -431,6 +432,23 @@ def test_bad_command_lines_are_one_line_and_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and words in lines[0] and "Traceback" not in done.stderr
+
+
+def test_an_address_it_cannot_listen_on_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    with socket.socket() as taken:  # a port another program listens on
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for args, line in (
+            (["--port", port], f"arena: --host/--port: cannot listen on 127.0.0.1:{port}: Address already in use"),
+            (["--port", port, "--watch", str(tmp_path / "x.db")], "cannot listen on 127.0.0.1"),
+            (["--host", "999.1.1.1"], "arena: --host: '999.1.1.1' is not an address or host name here"),
+        ):
+            if "--watch" in args:
+                (tmp_path / "x.db").write_bytes(b"")
+            done = subprocess.run([*ARENA, "serve", *args], cwd=tmp_path, capture_output=True, text=True,
+                                  timeout=60)
+            assert done.returncode == 2 and done.stderr.count("\n") == 1 and line in done.stderr, done.stderr
 
 
 async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None:

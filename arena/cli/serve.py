@@ -117,6 +117,24 @@ def _variants(args: argparse.Namespace, config: Any) -> dict[str, Any]:
     return variants
 
 
+def _check_listen(host: str, port: int) -> None:
+    """Refuse at once, in one line, an address the server could not listen on (a port in use, a host that
+    is no address of this machine), rather than as the server's own error from inside its nursery."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        raise ConfigError(f"--host: {host!r} is not an address or host name here ({e})") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise ConfigError(f"--host/--port: cannot listen on {host}:{port}: {e.strerror}") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import trio
 
@@ -131,6 +149,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise ConfigError("--watch DB serves a tournament's report: give it without CONFIG and --db")
         if not args.watch.is_file():
             raise ConfigError(f"--watch: {args.watch}: no such database")
+        _check_listen(args.host, args.port)
         return _unwrapped(trio.run, _watch, args)
     limits = Limits(
         human_ms=duration_option(args.human_time, "--human-time", "move"),
@@ -142,6 +161,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     variants = _variants(args, config)
     resolve_sandbox(config.sandbox)  # warns once, here, when bots would run unconfined
     db = (args.db or Path(DEFAULT_DB)).absolute()
+    _check_listen(args.host, args.port)
     return _unwrapped(trio.run, _serve, args, config, variants, db, limits)
 
 
