@@ -68,6 +68,20 @@ def test_bad_user_input_is_one_line_and_exit_2():
         assert "Traceback" not in result.stderr
 
 
+def test_a_db_of_other_matches_is_refused_in_terms_of_arena_match(tmp_path):
+    """`arena match --db FILE` again with the same options resumes; with other ones it is refused, naming
+    what `arena match` has to offer (it has no --fresh or --force), and FILE keeps its results."""
+    db = tmp_path / "m.db"
+    base = ["match", "python bots/random.py", "python bots/greedy.py", "--seed", "1", "--db", str(db)]
+    assert arena(*base, "--matches", "1").returncode == 0
+    assert arena(*base, "--matches", "1").returncode == 0
+    again = arena(*base, "--matches", "3")
+    assert again.returncode == 2 and again.stderr.strip().splitlines()[-1] == (
+        f"arena: --db: {db} holds the results of other matches (other bots or programs, or another seed, "
+        f"number of matches, rules or time control); give another --db file, or delete {db} to start over")
+    assert "--fresh" not in again.stderr
+
+
 def test_the_default_seed_is_random_printed_and_replays():
     args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "2", "--json"]
     first = arena(*args)

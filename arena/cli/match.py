@@ -66,6 +66,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.api import log_to_stderr, play_match
     from arena.referee.clock import TimeControl
+    from arena.tournament.store import OtherResults
 
     # Every option is checked before any bot starts (argparse already bounded the integers): a mistake
     # costs one line and exit 2, never a match played in vain or a result that cannot be written.
@@ -106,12 +107,17 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     # A random seed by default, so nobody (a bot author included) can know the deals in advance; printed so
     # that the same matches can be played again.
-    outcome = play_match(
-        args.bot_a, args.bot_b, matches=args.matches, seed=args.seed, rules=rules, time_control=tc,
-        policy=args.policy, duplicate=not args.no_duplicate, concurrency=args.concurrency, names=names,
-        sandbox=args.sandbox, db=args.db, sprt=sprt, secrets=[args.transcripts] if args.transcripts else [],
-        on_record=on_record, log=log_to_stderr,
-    )
+    try:
+        outcome = play_match(
+            args.bot_a, args.bot_b, matches=args.matches, seed=args.seed, rules=rules, time_control=tc,
+            policy=args.policy, duplicate=not args.no_duplicate, concurrency=args.concurrency, names=names,
+            sandbox=args.sandbox, db=args.db, sprt=sprt, secrets=[args.transcripts] if args.transcripts else [],
+            on_record=on_record, log=log_to_stderr,
+        )
+    except OtherResults as e:  # (the store's own words offer arena run's --fresh and --force)
+        raise ConfigError(f"--db: {e.path} holds the results of other matches (other bots or programs, or "
+                          "another seed, number of matches, rules or time control); give another --db file, "
+                          f"or delete {e.path} to start over") from None
     # each bot's first termination (in schedule order) among the matches this command played, with the end
     # of its stderr there: why a bot that crashed at start-up crashed
     summary = {**outcome.summary, "first_termination": {n: firsts[n][1] if n in firsts else None

@@ -46,6 +46,15 @@ def _now() -> str:
 SQLITE_FULL = 13  # the primary result code; extended codes keep it in their low byte
 
 
+class OtherResults(StoreError):
+    """The database holds another tournament, or this one as another configuration or other programs played
+    it. ``path`` is the database."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class DiskFull(StoreError):
     """A write failed for want of space. Every match committed before it is kept, so a resume continues."""
 
@@ -686,7 +695,7 @@ class Store:
         existing = list(db.table("tournaments").rows_where("name = ?", [name]))
         others = [r["name"] for r in db.table("tournaments").rows if r["name"] != name]
         if others:
-            raise StoreError(
+            raise OtherResults(self.path,
                 f"{self.path} holds tournament {others[0]!r}, not {name!r}; use another output database "
                 "or --fresh to start over"
             )
@@ -694,7 +703,7 @@ class Store:
         bots = list(bots)
         with self._transaction():
             if existing and existing[0]["config_hash"] != config_hash and not force:
-                raise StoreError(
+                raise OtherResults(self.path,
                     f"{self.path} holds tournament {name!r} played with a different configuration "
                     f"({config_path} changed since). Run again with --fresh to start over (the old results "
                     "are deleted), or --force to continue with the new configuration on purpose."
@@ -705,7 +714,7 @@ class Store:
                 stored = {r["name"]: r["hash"] for r in db.table("bots").rows_where("tournament = ?", [name])}
                 changed = [b.name for b in bots if stored.get(b.name) not in (None, b.hash)]
                 if changed:
-                    raise StoreError(
+                    raise OtherResults(self.path,
                         f"{self.path}: the program of {', '.join(changed)} changed since tournament {name!r} "
                         "began, so its results so far were played by another program. Restore it, run again "
                         "with --fresh to start over, or --force to go on with the new program on purpose."
