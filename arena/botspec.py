@@ -86,6 +86,7 @@ def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path |
             raise BotSpecError(f"{written!r} is a directory, not a program ({path})")
         if not os.access(path, os.X_OK):
             raise BotSpecError(f"{written!r} is not executable (chmod +x {path})")
+        _check_shebang(path, written)
     elif shutil.which(program) is None:
         hint = ""
         if base_dir is not None and (Path(base_dir) / program).is_file():
@@ -94,6 +95,21 @@ def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path |
     script = script_argument(argv)
     if script is not None and not os.path.isfile(script):  # (False, not PermissionError, where it cannot be seen)
         raise BotSpecError(f"script {script!r} of command {shown!r} not found")
+
+
+def _check_shebang(path: Path, written: str) -> None:
+    """Refuse a script the kernel cannot start for a reason the user cannot see: its first line ends in a
+    carriage return (saved with Windows line endings), so the interpreter it names, `/bin/sh\r`, does not
+    exist, and starting it fails with 'No such file or directory' about a file that is there."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return
+    if first.startswith(b"#!") and first.endswith(b"\r\n"):
+        raise BotSpecError(f"{written!r} has Windows line endings (CRLF): the interpreter its first line names "
+                           f"ends in a carriage return and cannot be found; save it with LF line endings "
+                           f"(dos2unix {path})")
 
 
 def resolve_command(text: str | Sequence[str], base_dir: Path) -> list[str]:

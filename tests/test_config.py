@@ -360,6 +360,24 @@ def test_command_not_executable_or_missing(tmp_path: Path) -> None:
     assert len(p) == 6
 
 
+def test_a_script_saved_with_windows_line_endings_is_named_as_such(tmp_path: Path) -> None:
+    """Started as it is, it fails with 'No such file or directory' about a file that is there."""
+    (tmp_path / "bot.sh").write_bytes(b"#!/bin/sh\r\nexec python3 random.py\r\n")
+    (tmp_path / "bot.sh").chmod(0o755)
+    (tmp_path / "ok.sh").write_bytes(b"#!/bin/sh\nexec python3 random.py  # a comment\r\n")
+    (tmp_path / "ok.sh").chmod(0o755)
+    path = write(tmp_path, """
+        name: t
+        bots:
+          - {name: a, command: ./bot.sh}
+          - {name: b, command: ./ok.sh}
+    """)
+    assert problems_of(path) == [
+        f"{path}:3: bots[0].command: './bot.sh' has Windows line endings (CRLF): the interpreter its first line "
+        f"names ends in a carriage return and cannot be found; save it with LF line endings (dos2unix "
+        f"{tmp_path}/bot.sh); expected a program that exists and is executable, or is found on PATH"]
+
+
 def test_command_is_checked_only_when_the_bot_entry_is_otherwise_valid(tmp_path: Path) -> None:
     path = write(tmp_path, """
         name: t
