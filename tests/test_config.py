@@ -360,6 +360,22 @@ def test_command_not_executable_or_missing(tmp_path: Path) -> None:
     assert len(p) == 6
 
 
+def test_values_that_are_not_text_are_shown_as_written(tmp_path: Path) -> None:
+    """Not as Python shows them (True, datetime.date(2024, 1, 1))."""
+    path = write(tmp_path, """
+        name: 2024-01-01
+        rounds: true
+        concurrency: 1.5
+        variant:
+        bots:
+          - {name: a, command: sh a.sh}
+    """)
+    p = problems_of(path)
+    assert [line.split(": ", 1)[1].split(";")[0] for line in p[:4]] == [
+        "name: 2024-01-01 is not a valid name", "rounds: true is not an integer",
+        "concurrency: 1.5 is not an integer", "variant: no variant"]
+
+
 def test_a_script_saved_with_windows_line_endings_is_named_as_such(tmp_path: Path) -> None:
     """Started as it is, it fails with 'No such file or directory' about a file that is there."""
     (tmp_path / "bot.sh").write_bytes(b"#!/bin/sh\r\nexec python3 random.py\r\n")

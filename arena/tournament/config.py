@@ -452,6 +452,9 @@ class _Parser:
         value = self.value(item)
         if value is None or value == "":
             return "an empty value"
+        if not isinstance(value, str | int) or isinstance(value, bool):  # true, 2024-01-01, 1.5: as written
+            text = str(getattr(item.node, "value", value))
+            return text if len(text) <= 60 else short_repr(text)
         return short_repr(value)
 
     # --- typed values (each returns _INVALID after reporting a problem)
@@ -651,7 +654,8 @@ class _Parser:
             if v not in PRESETS:
                 close = difflib.get_close_matches(str(v), list(PRESETS), n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                return self.bad(item, f"unknown variant {self.describe(item)}{hint}",
+                what = "no variant" if v is None or v == "" else f"unknown variant {self.describe(item)}"
+                return self.bad(item, f"{what}{hint}",
                                 f"one of {known}, or a mapping {{preset: ..., <rule>: <value>}}")
             return PRESETS[v]
         if not item.is_mapping:
