@@ -7,6 +7,7 @@ problem of the file at once.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import textwrap
@@ -632,6 +633,27 @@ def test_build_timeout_kills_the_build(tmp_path: Path) -> None:
         run_builds(load_config(path), timeout=0.5)
     assert "did not finish within 0.5 s" in str(info.value)
     assert "    started" in str(info.value)
+
+
+def test_a_build_that_leaves_a_process_behind_is_over_when_its_shell_exits(tmp_path: Path) -> None:
+    """`server &` in a build held the output pipe open, and the run waited, silently, to the timeout. The
+    build ends with its shell now, and what it left running is stopped."""
+    path = write(tmp_path, """
+        name: t
+        bots:
+          - {name: a, command: sh a.sh}
+          - {name: b, command: sh b.sh, build: "sleep 600 & echo $! > left.pid; echo built"}
+    """)
+    builds = run_builds(load_config(path), timeout=300)  # (a bound that only stops a hang)
+    assert builds["b"].ok and builds["b"].output == "built\n"
+    try:
+        left = os.pidfd_open(int((tmp_path / "left.pid").read_text()))
+    except ProcessLookupError:
+        return  # killed and reaped already
+    try:  # readable once it has exited; SIGKILL takes effect a moment after it is sent
+        assert select.select([left], [], [], 60)[0], "the build's `sleep 600` is still running"
+    finally:
+        os.close(left)
 
 
 # --------------------------------------------------------------------------------------------- botspec

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 
 from arena.botspec import fingerprint
@@ -98,26 +99,28 @@ def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> 
 
 def _run(command: str, config: TournamentConfig, timeout: float) -> tuple[BuildResult, str | None]:
     """Run one build; the failure text is None on success."""
-    try:
-        proc = subprocess.Popen(
-            command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    except OSError as e:
-        return BuildResult(str(e), False), f"could not be started ({e.strerror})"
-    try:
-        raw, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        # Kill the whole group: `make` leaves compilers behind that would hold the pipe open.
-        _kill_group(proc)
-        raw, _ = proc.communicate()
-        output = raw.decode("utf-8", "replace")
+    # The output goes to a file, not a pipe: the build is over when its shell exits, even where it left a
+    # process behind (`server &`) that would hold a pipe open, and so keep the run waiting, to the timeout.
+    with tempfile.TemporaryFile() as out:
+        try:
+            proc = subprocess.Popen(
+                command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        except OSError as e:
+            return BuildResult(str(e), False), f"could not be started ({e.strerror})"
+        try:
+            proc.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            _kill_group(proc)  # what the build left running (or all of it, interrupted or out of time)
+            proc.wait()
+        out.seek(0)
+        output = out.read().decode("utf-8", "replace")
+    if timed_out:
         return BuildResult(output, False), f"did not finish within {timeout:g} s"
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    output = raw.decode("utf-8", "replace")
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
