@@ -292,9 +292,13 @@ def test_names_that_would_give_two_matches_one_id_are_refused(tmp_path: Path) ->
           - {name: vs-b, command: sh b.sh}
           - {name: vs, command: sh b.sh}
           - {name: vsx, command: sh b.sh}
+          - {name: -x, command: sh b.sh}
+          - {name: .., command: sh b.sh}
     """)
     p = problems_of(path)
-    assert [line.split(": ")[1] for line in p] == ["bots[1].name", "bots[3].name", "bots[4].name"]
+    assert [line.split(": ")[1] for line in p] == ["bots[1].name", "bots[3].name", "bots[4].name", "bots[6].name",
+                                                   "bots[7].name"]
+    assert "'-x' is not a valid name; expected a name made of letters, digits and _ . -, that begins with" in p[3]
     assert p[0].startswith(f"{path}:4: bots[1].name: 'a-vs' contains '-vs-', or begins with 'vs-' or ends "
                            "with '-vs'; expected a name without '-vs-' at either end or inside")
 
@@ -303,7 +307,8 @@ def test_missing_required_keys(tmp_path: Path) -> None:
     path = write(tmp_path, "seed: 3\n")
     p = problems_of(path)
     assert p == [
-        f"{path}:1: name: missing; expected a name made of letters, digits and _ . - (e.g. greedy-2)",
+        f"{path}:1: name: missing; expected a name made of letters, digits and _ . -, that begins with a "
+        "letter, digit or _ (e.g. greedy-2)",
         f"{path}:1: bots: missing; expected a list of at least 2 bots, each with a name and a command",
     ]
 

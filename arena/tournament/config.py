@@ -62,9 +62,9 @@ Format = Literal["round-robin", "gauntlet"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 VIOLATION_POLICIES: tuple[str, ...] = tuple(p.value for p in ViolationPolicy)  # as written in a config
 
-_TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
+_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # not "-x" (a match id would read as an option), not ".."
 MAX_NAME = 64  # characters of a tournament or bot name (it names files and directories, and table columns)
-_TOKEN_EXPECTED = "a name made of letters, digits and _ . - (e.g. greedy-2)"
+_TOKEN_EXPECTED = "a name made of letters, digits and _ . -, that begins with a letter, digit or _ (e.g. greedy-2)"
 
 # Bounds on what a user may ask for. Each keeps a typo (an extra zero or three) from turning into a run
 # that never ends, a schedule that fills the memory, or an OS limit nobody can mean; each is far beyond any
@@ -93,7 +93,7 @@ def name_problem(name: str) -> tuple[str, str] | None:
     """``(what is wrong, what was expected)`` for a tournament or bot name, or None when it is a valid name."""
     if len(name) > MAX_NAME:
         return f"{short_repr(name)} is too long", f"a name of at most {MAX_NAME} characters"
-    if not _TOKEN.fullmatch(name) or set(name) == {"."}:
+    if not _TOKEN.fullmatch(name):
         return f"{short_repr(name)} is not a valid name", _TOKEN_EXPECTED
     return None
 
