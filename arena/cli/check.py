@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.cli.options import add_sandbox_option, duration_option, int_option, transcripts_option
 from arena.game.variants import PRESETS
+from arena.units import short_repr
 
 if TYPE_CHECKING:
     from arena.compliance import CheckReport
@@ -45,9 +46,17 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
 
 def _matches(text: str) -> int:
-    n = int_option("--matches")(text)
+    expected = f"expected an integer from 1 to {MAX_MATCHES}"
+    try:
+        n = int_option("--matches")(text)  # (its message names the bounds of arena match, not these)
+    except argparse.ArgumentTypeError:
+        digits = text.strip()
+        if digits.lstrip("-").isdigit() and len(digits) < 20:
+            size = "small" if int(digits) < 1 else "large"
+            raise argparse.ArgumentTypeError(f"{text!r} is too {size}; {expected}") from None
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not an integer; {expected}") from None
     if n > MAX_MATCHES:
-        raise argparse.ArgumentTypeError(f"{text!r} is too large; expected an integer from 1 to {MAX_MATCHES}")
+        raise argparse.ArgumentTypeError(f"{text!r} is too large; {expected}")
     return n
 
 
