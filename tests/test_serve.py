@@ -240,6 +240,8 @@ async def test_quick_play_match_is_recorded_and_reported(server: Server, tmp_pat
     assert final["result"]["reason"] == "target" and max(final["result"]["score"]) >= 1
     assert final["deals"] and final["deals"][-1]["score"] == final["result"]["score"]
     assert sock.states[0]["names"] == ["human", "random"] and all(s["seat"] == 0 for s in sock.states)
+    assert len({repr(s["target"]) for s in sock.states}) == 1  # a number in every state, the first one too
+    assert isinstance(sock.states[-1]["target"], int)
     # the replay page, from the server's own database
     viewer, _, file = final["replay"].partition("#")
     status, page = b.get(viewer)

@@ -279,7 +279,7 @@ class WebSeat:
         """What anyone watching may see: no hand, no known cards, no drawn card."""
         return {
             "type": "state", "phase": phase, "seat": None, "names": list(self.names),
-            "variant": self.rules.get("variant"), "target": self.rules.get("match_target"),
+            "variant": self.rules.get("variant"), "target": _int_or_none(self.rules.get("match_target")),
             "deal": self.deal, "dealer": self.dealer, "score": self.score, "points": self.points,
             "pending": self.pending, "tricks": self.tricks, "trump": self.trump, "trump_card": self.trump_card,
             "talon": self.talon, "closed_by": self.closed_by, "table": self.table, "last_trick": self.last_trick,
@@ -306,3 +306,11 @@ def read_message(raw: str | bytes) -> tuple[Refusal | None, str | None]:
     if not isinstance(token, str):
         return Refusal("malformed", "an action message has an \"action\" string"), None
     return None, token
+
+
+def _int_or_none(text: str | None) -> int | None:
+    """A number of the match line (text on the wire) as the browser's first state gives it: a number."""
+    try:
+        return None if text is None else int(text)
+    except ValueError:
+        return None
