@@ -76,7 +76,10 @@ class BotHandle:
         try:
             bot = await start_bot(self.player.spec, self.nursery, self.kill_grace)
         except OSError as e:
-            raise Violation(Termination.CRASH, f"cannot start {' '.join(self.player.spec.argv)}: {e}") from None
+            command = " ".join(self.player.spec.argv)
+            if len(command) > 200:  # (a megabyte of arguments would push the reason off the screen)
+                command = f"{command[:160]}... ({len(command)} characters)"
+            raise Violation(Termination.CRASH, f"cannot start {command}: {e.strerror or e}") from None
         self.bot = bot
         self.pids.append(bot.proc.pid)
         self.hello = await _handshake(bot, self.player.time)
