@@ -208,6 +208,24 @@ def test_matches_hunter_mm(seed, n_bots, n_matches, paired, seat, prior):
         assert r.seat_advantage == pytest.approx(mm_seat, abs=1e-4)
 
 
+@pytest.mark.parametrize(("seed", "seat"), [(1, False), (2, True), (3, False)])
+def test_many_bots_and_few_matches_match_hunter_mm(seed, seat, monkeypatch):
+    """60 bots and 70 matches: the fit solves its steps by conjugate gradients over the played pairings
+    (`_sparse`), not by factoring a 60 x 60 matrix; it must find the same optimum."""
+    module = sys.modules["arena.stats.ratings"]
+    solves = []
+    solve = module._conjugate_gradients
+    monkeypatch.setattr(module, "_conjugate_gradients", lambda *a: solves.append(1) or solve(*a))
+    res = random_results(seed, 60, 70, paired=False)
+    r = ratings(res, seat_advantage=seat, bootstrap=0)
+    assert solves  # the path under test
+    mm, mm_seat = mm_fit(res, seat)
+    for x in r:
+        assert x.elo - r.anchor_value == pytest.approx(mm[x.bot] - mm[r.anchor], abs=1e-4)
+    if seat:
+        assert r.seat_advantage == pytest.approx(mm_seat, abs=1e-4)
+
+
 @settings(max_examples=15, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 10**6), n_bots=st.integers(2, 4), seat=st.booleans())
 def test_is_the_brute_force_maximum(seed, n_bots, seat):

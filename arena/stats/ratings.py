@@ -291,7 +291,7 @@ class _Parts:
             self.parts.append((params, ids, [local[ci[c]] for c in ids], [local[cj[c]] for c in ids]))
 
     def fit(self, ns: Sequence[float], ws: Sequence[float], start: Sequence[float], tol: float,
-            factors: Sequence[_Factor] | None = None) -> list[float]:
+            factors: Sequence[_Factor | None] | None = None) -> list[float]:
         x = list(start)
         for n, (params, ids, lci, lcj) in enumerate(self.parts):
             k = len(params) - (1 if self.seat else 0)
@@ -301,13 +301,14 @@ class _Parts:
                 x[p] = v
         return x
 
-    def factors(self, ns: Sequence[float], ws: Sequence[float], x: Sequence[float]) -> list[_Factor]:
-        """`_cholesky` of each part's minus Hessian at ``x``."""
+    def factors(self, ns: Sequence[float], ws: Sequence[float], x: Sequence[float]) -> list[_Factor | None]:
+        """`_cholesky` of each part's minus Hessian at ``x`` (None for a sparse part: see `_fit`)."""
         out = []
         for params, ids, lci, lcj in self.parts:
             k = len(params) - (1 if self.seat else 0)
             cells = _cells(lci, lcj, [ns[c] for c in ids], [ws[c] for c in ids])
-            out.append(_cholesky(_evaluate(k, cells, self.seat, self.prior, [x[p] for p in params])[2]))
+            out.append(None if _sparse(len(params), cells) else
+                       _cholesky(_evaluate(k, cells, self.seat, self.prior, [x[p] for p in params])[2]))
         return out
 
 
@@ -336,6 +337,8 @@ def _fit(
     """
     cells = _cells(ci, cj, ns, ws)
     x = list(start)
+    if _sparse(len(x), cells):
+        return _fit_sparse(k, cells, seat, prior, x, tol, max_iter)
     if factor is not None:
         f, g, _ = _evaluate(k, cells, seat, prior, x, hessian=False)
         for _ in range(max_iter):
@@ -365,6 +368,101 @@ def _fit(
             t *= 0.5
         x, f, g, hess = xn, fn, gn, hn
     raise ArithmeticError("rating fit did not converge")  # pragma: no cover - concave, so it converges
+
+
+def _sparse(m: int, cells: Sequence[object]) -> bool:
+    """Whether a fit of ``m`` parameters over ``cells`` is better solved with the Hessian as its cells (each
+    step by conjugate gradients, about cells x 30 operations) than as a matrix (m^3 / 6 to factor): many
+    bots, few of their pairings played (a tournament stopped early, a large gauntlet)."""
+    return m >= 40 and 8 * len(cells) < m * m
+
+
+def _fit_sparse(k: int, cells: Sequence[tuple[int, int, float, float]], seat: bool, prior: float,
+                x: list[float], tol: float, max_iter: int) -> list[float]:
+    """`_fit` by Newton's method with each step solved by preconditioned conjugate gradients."""
+    f, g, curv, diag = _evaluate_cells(k, cells, seat, prior, x)
+    for _ in range(max_iter):
+        delta = _conjugate_gradients(k, seat, curv, diag, g)
+        if max(map(abs, delta)) < tol:
+            return [v + d for v, d in zip(x, delta, strict=True)]
+        t = 1.0
+        while True:
+            xn = [v + t * d for v, d in zip(x, delta, strict=True)]
+            fn, gn, cn, dn = _evaluate_cells(k, cells, seat, prior, xn)
+            if fn >= f - 1e-12 * (1.0 + abs(f)) or t < 1e-8:
+                break
+            t *= 0.5
+        x, f, g, curv, diag = xn, fn, gn, cn, dn
+    raise ArithmeticError("rating fit did not converge")  # pragma: no cover - concave, so it converges
+
+
+def _evaluate_cells(k: int, cells: Sequence[tuple[int, int, float, float]], seat: bool, prior: float,
+                    x: Sequence[float]) -> tuple[float, list[float], list[tuple[int, int, float]], list[float]]:
+    """`_evaluate` with minus the Hessian as its parts: each cell's curvature ``(i, j, c)`` (the Hessian
+    adds c u u^T, u = e_i - e_j, plus e_k with a seat term) and the prior's curvature on the diagonal."""
+    m = len(x)
+    f = 0.0
+    g = [0.0] * m
+    h = x[k] if seat else 0.0
+    curv = []
+    for i, j, n, w in cells:
+        p, lp, lq = _log_sigmoids(x[i] - x[j] + h)
+        f += w * lp + (n - w) * lq
+        r = w - n * p
+        g[i] += r
+        g[j] -= r
+        if seat:
+            g[k] += r
+        curv.append((i, j, n * p * (1.0 - p)))
+    half = 0.5 * prior
+    diag = [0.0] * m
+    for i in range(m):
+        p, lp, lq = _log_sigmoids(x[i])
+        f += half * (lp + lq)
+        g[i] += half - prior * p
+        diag[i] = prior * p * (1.0 - p)
+    return f, g, curv, diag
+
+
+def _conjugate_gradients(k: int, seat: bool, curv: Sequence[tuple[int, int, float]], diag: Sequence[float],
+                         b: Sequence[float]) -> list[float]:
+    """Solve H x = b, H = diag + the cells' curvature (`_evaluate_cells`), by conjugate gradients with the
+    diagonal of H as the preconditioner, to a residual of 1e-12 of b's."""
+    m = len(b)
+
+    def times(v: Sequence[float]) -> list[float]:
+        out = list(map(mul, diag, v))
+        for i, j, c in curv:
+            t = c * (v[i] - v[j] + v[k]) if seat else c * (v[i] - v[j])
+            out[i] += t
+            out[j] -= t
+            if seat:
+                out[k] += t
+        return out
+
+    pre = list(diag)
+    for i, j, c in curv:
+        pre[i] += c
+        pre[j] += c
+        if seat:
+            pre[k] += c
+    x = [0.0] * m
+    r = list(b)
+    z = [ri / di for ri, di in zip(r, pre, strict=True)]
+    p = list(z)
+    rz = sum(map(mul, r, z))
+    stop = 1e-24 * sum(map(mul, b, b))
+    for _ in range(2 * m + 10):
+        if sum(map(mul, r, r)) <= stop:
+            break
+        ap = times(p)
+        alpha = rz / sum(map(mul, p, ap))
+        x = [xi + alpha * pi for xi, pi in zip(x, p, strict=True)]
+        r = [ri - alpha * ai for ri, ai in zip(r, ap, strict=True)]
+        z = [ri / di for ri, di in zip(r, pre, strict=True)]
+        rz, previous = sum(map(mul, r, z)), rz
+        p = [zi + (rz / previous) * pi for zi, pi in zip(z, p, strict=True)]
+    return x
 
 
 def _cells(ci: Sequence[int], cj: Sequence[int], ns: Sequence[float],
