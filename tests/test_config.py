@@ -382,6 +382,17 @@ def test_values_that_are_not_text_are_shown_as_written(tmp_path: Path) -> None:
         "concurrency: 1.5 is not an integer", "variant: no variant"]
 
 
+def test_a_rule_value_is_shown_as_the_config_writes_it(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+        name: t
+        variant: {preset: santase, deal_batches: [3, x]}
+        bots:
+          - {name: a, command: sh a.sh}
+          - {name: b, command: sh b.sh}
+    """)
+    assert problems_of(path)[0].startswith(f"{path}:2: variant.deal_batches: [3, 'x'] is not allowed")
+
+
 def test_a_script_saved_with_windows_line_endings_is_named_as_such(tmp_path: Path) -> None:
     """Started as it is, it fails with 'No such file or directory' about a file that is there."""
     (tmp_path / "bot.sh").write_bytes(b"#!/bin/sh\r\nexec python3 random.py\r\n")

@@ -174,7 +174,8 @@ def test_bad_value(name: str, value: Any, allowed: str) -> None:
     msg = str(info.value)
     assert name in msg
     assert allowed in msg
-    assert repr(value) in msg or repr(tuple(value)) in msg
+    shown = {True: "true", False: "false"}.get(value, repr(value)) if isinstance(value, bool) else repr(value)
+    assert shown in msg  # as a config writes it: true, [3, 0, 3]
     assert "\n" not in msg
 
 

@@ -240,7 +240,16 @@ def _check_value(f: dataclasses.Field[Any], value: Any) -> None:
     else:
         ok = isinstance(value, str) and value != ""
     if not ok:
-        raise RulesError(f"rule {f.name}: {value!r} is not allowed; expected {allowed_values(f)}")
+        raise RulesError(f"rule {f.name}: {_shown(value)} is not allowed; expected {allowed_values(f)}")
+
+
+def _shown(value: object) -> str:
+    """A rule's value as a config or --set writes it: [3, 'x'], true; not Python's (3, 'x'), True."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(map(_shown, value)) + "]"
+    return repr(value)
 
 
 # Presets. Each value's source is cited in docs/RULES.md (seed 000 = santase site, 002 = santase rules
