@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import sqlite3
@@ -108,6 +109,13 @@ def test_run_prints_standings_and_workers_give_the_same_results(tmp_path):
     one = arena_run(str(write_config(tmp_path / "one.yaml", one_db, slow_ms=0)))
     assert one.returncode == 0, one.stderr
     assert "greedy" in one.stdout.splitlines()[1]  # the best bot tops the standings
+    # the terminal's 95% intervals are the report's (the same resamples)
+    rendered = subprocess.run([sys.executable, "-m", "arena", "report", str(one_db), "-o", str(tmp_path / "r")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert rendered.returncode == 0, rendered.stderr
+    html = (tmp_path / "r" / "index.html").read_text().replace("\u2212", "-").replace("\u00b1", "+")
+    intervals = [m[0] for m in (re.search(r"\[[+-]\d+, [+-]\d+\]", line) for line in one.stdout.splitlines()) if m]
+    assert len(intervals) == 3 and all(i in html for i in intervals), (intervals, one.stdout)
     two_db = tmp_path / "two" / "arena.db"
     two = arena_run(str(write_config(tmp_path / "two.yaml", two_db, extra="workers: 2", slow_ms=0)))
     assert two.returncode == 0, two.stderr

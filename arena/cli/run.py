@@ -75,11 +75,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _elo(value: float) -> str:
+    return f"{round(value) or 0:+d}"  # +0, never -0
+
+
 def standings_text(store: Any, name: str) -> str:
     """The standings as a terminal table: the same figures as the report's index (one source for both)."""
-    from arena.report.context import load, standing_rows
+    from arena.report.context import BOOTSTRAP_FINAL, load, standing_rows
 
-    data = load(store, bootstrap=200, think_times=False)
+    data = load(store, bootstrap=BOOTSTRAP_FINAL, think_times=False)  # the report's resamples: its intervals
     rows = [r for r in standing_rows(data) if r.totals.matches]
     if not rows:
         return "no results yet"
@@ -88,9 +92,9 @@ def standings_text(store: Any, name: str) -> str:
            f"{'score':>6}  {'deals won':>9}  terminations"]
     for r in rows:
         t = r.totals
-        interval = "" if r.lo is None or r.hi is None else f"[{r.lo:+.0f}, {r.hi:+.0f}]"
-        elo = "" if r.elo is None else f"{r.elo:+.0f}"
-        deal_win = "" if t.deal_win_rate is None else f"{100 * t.deal_win_rate:.1f}%"
+        interval = "" if r.lo is None or r.hi is None else f"[{_elo(r.lo)}, {_elo(r.hi)}]"
+        elo = "" if r.elo is None else _elo(r.elo)
+        deal_win = "-" if t.deal_win_rate is None else f"{100 * t.deal_win_rate:.1f}%"
         term = ", ".join(f"{k} {v}" for k, v in t.terminations_by_count) or "-"
         out.append(f"{r.rank or '':>4}  {r.bot:<{width}}  {elo:>6}  {interval:>15}  {t.wins:>4} "
                    f"{t.losses:>4}  "
