@@ -386,6 +386,8 @@ def replay_data(report: Path, store: Store, match_id: str) -> dict[str, Any]:
     data file's ``say`` entries put on their steps as report.js puts them."""
     data = match_data(report, match_id)
     m = next(x for x in store.matches(store.tournament_info().name) if x.match_id == match_id)
+    # text: a JSON number above 2**53 would reach the viewer rounded (8416064092381216801 as ...7000)
+    assert data["m"]["seeds"] == [str(m.spec.deal_seed), str(m.spec.match_seed)]
     rules = ctx.rules_of(store.tournament_info().rules)
     assert rules is not None
     note = f"{m.terminated_bot}: {m.termination}" if m.termination else None

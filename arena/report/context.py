@@ -748,7 +748,8 @@ def match_data(
         "order": m.spec.order, "pair_index": m.spec.pair_index, "game": m.spec.game,
         "score": list(m.score), "winner": m.winner, "winner_seat": m.winner_seat, "result": result_text(m),
         "reason": m.reason, "termination": m.termination, "terminated_bot": m.terminated_bot,
-        "deals": m.deals, "duration_s": m.duration_s, "seeds": [m.spec.deal_seed, m.spec.match_seed],
+        # the seeds as text: 63-bit numbers, which JSON.parse would round (8416064092381216801 to ...7000)
+        "deals": m.deals, "duration_s": m.duration_s, "seeds": [str(m.spec.deal_seed), str(m.spec.match_seed)],
         "substitutions": list(m.substitutions),
         "think": [[x.decisions, _ms3(x.think_median_ms), _ms3(x.think_max_ms)] if x else [None, None, None]
                   for x in (by_seat.get(0), by_seat.get(1))],
