@@ -184,10 +184,12 @@ def _with_seed(config: TournamentConfig, store: Store) -> tuple[TournamentConfig
         return config, ""
     stored = store.stored_seed(config.name)
     if stored is not None:
-        note = f"random, kept in the database since the first run; put seed: {stored} in the config to replay"
+        note = (f"random, kept in the database since the first run; a config with seed: {stored} and a new "
+                "database plays these deals again")
         return dataclasses.replace(config, seed=stored), note
     seed = random_seed()
-    return dataclasses.replace(config, seed=seed), f"random; put seed: {seed} in the config to replay"
+    return dataclasses.replace(config, seed=seed), (f"random; a config with seed: {seed} and a new database "
+                                                    "plays these deals again")
 
 
 def _begin(store: Store, config: TournamentConfig, provenance: Sequence[BotProvenance], force: bool,

@@ -122,7 +122,8 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
     proc.wait(timeout=60)
     assert proc.stderr is not None
     proc.stderr.close()
-    found = [re.fullmatch(r"arena: seed (\d+) \(random; put seed: (\d+) in the config to replay\)\n", line)
+    found = [re.fullmatch(r"arena: seed (\d+) \(random; a config with seed: (\d+) and a new database plays these "
+                          r"deals again\)\n", line)
              for line in lines]
     seeds = [m for m in found if m]
     assert len(seeds) == 1 and seeds[0][1] == seeds[0][2], lines
@@ -150,7 +151,7 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
     fresh = arena_run(str(config), "--fresh")
     assert fresh.returncode == 0, fresh.stderr
     assert f"arena: --fresh: removed {db}\n" in fresh.stderr
-    new_seed = int(re.search(r"arena: seed (\d+) \(random; put seed", fresh.stderr)[1])  # type: ignore[index]
+    new_seed = int(re.search(r"arena: seed (\d+) \(random; a config", fresh.stderr)[1])  # type: ignore[index]
     assert new_seed != seed and stored_seed(db) == new_seed
 
 

@@ -32,7 +32,7 @@ before .db), which `arena report` renders.
 
 examples: arena serve tournaments/demo.yaml
           arena serve --port 8080 --human-time 5m --set match_target=3
-          arena serve --watch tournaments/demo.db     (while `arena run` writes it)
+          arena serve --watch reports/demo/arena.db   (while `arena run` writes it)
 see docs/SERVE.md"""
 
 

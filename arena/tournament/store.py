@@ -697,7 +697,7 @@ class Store:
         if others:
             raise OtherResults(self.path,
                 f"{self.path} holds tournament {others[0]!r}, not {name!r}; use another output database "
-                "or --fresh to start over"
+                "(output.database), or remove that file yourself if its results are not needed"
             )
         schedule = list(schedule)
         bots = list(bots)
