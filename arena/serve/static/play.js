@@ -145,7 +145,7 @@
     }
     fill($("deals"), (s.deals || []).map(function (d) {
       var li = document.createElement("li");
-      li.textContent = fmt(T.deal_end, { n: d.deal, winner: seatName(d.winner), gp: d.game_points, reason: reason(d.reason),
+      li.textContent = fmt(d.game_points === 1 ? T.deal_end_one : T.deal_end, { n: d.deal, winner: seatName(d.winner), gp: d.game_points, reason: reason(d.reason),
         p0: d.points[view], p1: d.points[other] });
       return li;
     }));
