@@ -81,8 +81,9 @@ def bounded_duration(value: str | int | float, minimum: int, maximum: int, *, nu
     expected = duration_expected(minimum, maximum, nullable)
     try:
         ms = parse_duration(value)
-    except DurationError:
-        raise DurationError(value, "is not a duration", expected) from None
+    except DurationError as e:
+        what = "is not a whole number of milliseconds" if "whole number" in e.what else "is not a duration"
+        raise DurationError(value, what, expected) from None
     if ms < minimum:
         raise DurationError(value, "is too short", expected)
     if ms > maximum:

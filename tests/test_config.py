@@ -243,7 +243,7 @@ def test_wrong_types_and_values(tmp_path: Path, line: str, expected: str) -> Non
         ("0", "time.move: 0 is too short; expected milliseconds, or a number with ms, s or m "
               "(250, 250ms, 1.5s, 2m), at least 1 ms"),
         ("-5", "time.move: -5 is not a duration"),
-        ("0.5ms", "time.move: '0.5ms' is not a duration"),
+        ("0.5ms", "time.move: '0.5ms' is not a whole number of milliseconds"),
         ("null", "time.move: an empty value is not a duration"),
     ],
 )

@@ -94,7 +94,7 @@ def test_bounded_duration() -> None:
     assert bounded_duration(1, 1, 1000) == 1
     expected = duration_expected(1, 1000)
     for value, what in [("0", "is too short"), ("1001ms", "is too long"), ("soon", "is not a duration"),
-                        ("-1", "is not a duration"), ("0.5ms", "is not a duration")]:
+                        ("-1", "is not a duration"), ("0.5ms", "is not a whole number of milliseconds")]:
         with pytest.raises(DurationError) as info:
             bounded_duration(value, 1, 1000)
         assert (info.value.what, info.value.expected) == (what, expected), value
