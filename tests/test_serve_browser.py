@@ -168,4 +168,5 @@ def test_bulgarian_pages_and_no_request_outside(server: Server, pages: Pages) ->
     page.wait_for_url("**/room/*")
     page.wait_for_selector("button[data-action]")
     assert page.inner_text("#status") == "Ваш ред е"
+    assert page.inner_text("#name-me") == "човек (вие)"  # the person's seat name too, not "human (вие)"
     assert not pages.errors and not pages.outside

@@ -37,6 +37,8 @@
     ws.onmessage = function (e) {
       var m = JSON.parse(e.data);
       if (m.type === "state") {
+        // a person's seat is named host, guest or human (the database's names): shown in the page's language
+        m.names = (m.names || []).map(function (n) { return T["who_" + n] || n; });
         state = m; hideError(); render();
         game.setAttribute("data-version", String(Number(game.getAttribute("data-version") || 0) + 1));
       }
@@ -80,6 +82,8 @@
 
   function render() {
     var s = state, me = s.seat, view = me === null || me === undefined ? 0 : me, other = 1 - view;
+    var hint = document.querySelector(".hint");
+    if (hint) hint.hidden = me === null || me === undefined;  // the keys move only for a player
     var legal = s.legal || [];
     $("name-me").textContent = s.names[view] + (me === view ? " (" + T.you + ")" : "");
     $("name-them").textContent = s.names[other];
