@@ -397,9 +397,11 @@ def _fit_sparse(k: int, cells: Sequence[tuple[int, int, float, float]], seat: bo
 
 
 def _evaluate_cells(k: int, cells: Sequence[tuple[int, int, float, float]], seat: bool, prior: float,
-                    x: Sequence[float]) -> tuple[float, list[float], list[tuple[int, int, float]], list[float]]:
+                    x: Sequence[float], curvature: bool = True,
+                    ) -> tuple[float, list[float], list[tuple[int, int, float]], list[float]]:
     """`_evaluate` with minus the Hessian as its parts: each cell's curvature ``(i, j, c)`` (the Hessian
-    adds c u u^T, u = e_i - e_j, plus e_k with a seat term) and the prior's curvature on the diagonal."""
+    adds c u u^T, u = e_i - e_j, plus e_k with a seat term) and the prior's curvature on the diagonal
+    (without ``curvature``, two empty lists)."""
     m = len(x)
     f = 0.0
     g = [0.0] * m
@@ -413,14 +415,16 @@ def _evaluate_cells(k: int, cells: Sequence[tuple[int, int, float, float]], seat
         g[j] -= r
         if seat:
             g[k] += r
-        curv.append((i, j, n * p * (1.0 - p)))
+        if curvature:
+            curv.append((i, j, n * p * (1.0 - p)))
     half = 0.5 * prior
-    diag = [0.0] * m
+    diag = [0.0] * m if curvature else []
     for i in range(m):
         p, lp, lq = _log_sigmoids(x[i])
         f += half * (lp + lq)
         g[i] += half - prior * p
-        diag[i] = prior * p * (1.0 - p)
+        if curvature:
+            diag[i] = prior * p * (1.0 - p)
     return f, g, curv, diag
 
 
@@ -492,19 +496,7 @@ def _evaluate(
     g = [0.0] * m
     h = x[k] if seat else 0.0
     if not hessian:
-        for i, j, n, w in cells:
-            p, lp, lq = _log_sigmoids(x[i] - x[j] + h)
-            f += w * lp + (n - w) * lq
-            r = w - n * p
-            g[i] += r
-            g[j] -= r
-            if seat:
-                g[k] += r
-        half = 0.5 * prior
-        for i in range(m):
-            p, lp, lq = _log_sigmoids(x[i])
-            f += half * (lp + lq)
-            g[i] += half - prior * p
+        f, g, _, _ = _evaluate_cells(k, cells, seat, prior, x, curvature=False)
         return f, g, []
     a = [[0.0] * m for _ in range(m)]
     ak = a[k] if seat else a[0]
