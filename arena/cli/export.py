@@ -56,24 +56,21 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             return 0
         target = output.resolve()  # through a symbolic link: the file it names is replaced, not the link
-        if target.exists() and not target.is_file():  # a device, a FIFO: written into, never replaced
-            try:
-                with open(target, "w", encoding="utf-8", newline="\n") as f, reading_database(args.database):
-                    count = _write(f, records, fmt)
-            except OSError as e:
-                raise ArenaError(f"-o: cannot write {output}: {e.strerror or e}") from None
-            print(f"export: {count} record{'' if count == 1 else 's'} ({fmt}) to {output}")
-            return 0
-        partial = target.with_name(f".{target.name}.partial")
+        # a device or a FIFO is written into, never replaced; a file is written beside it, then renamed
+        into = target.exists() and not target.is_file()
+        partial = target if into else target.with_name(f".{target.name}.partial")
         try:
             with open(partial, "w", encoding="utf-8", newline="\n") as f, reading_database(args.database):
                 count = _write(f, records, fmt)
-            partial.replace(target)  # a failed export never leaves half a file under the name asked for
+            if not into:
+                partial.replace(target)  # a failed export never leaves half a file under the name asked for
         except OSError as e:
-            partial.unlink(missing_ok=True)
+            if not into:
+                partial.unlink(missing_ok=True)
             raise ArenaError(f"-o: cannot write {output}: {e.strerror or e}") from None
         except BaseException:
-            partial.unlink(missing_ok=True)
+            if not into:
+                partial.unlink(missing_ok=True)
             raise
     finally:
         store.close()
