@@ -23,9 +23,10 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import mul
+from typing import Any
 
 from arena.stats.results import Result, bots_in_order, check_results, components, units
 
@@ -337,37 +338,41 @@ def _fit(
     """
     cells = _cells(ci, cj, ns, ws)
     x = list(start)
-    if _sparse(len(x), cells):
-        return _fit_sparse(k, cells, seat, prior, x, tol, max_iter)
-    if factor is not None:
-        f, g, _ = _evaluate(k, cells, seat, prior, x, hessian=False)
-        for _ in range(max_iter):
-            delta = _solve_factored(factor, g)
-            if max(map(abs, delta)) < tol:
-                return [v + d for v, d in zip(x, delta, strict=True)]
-            t = 1.0
-            while True:
-                xn = [v + t * d for v, d in zip(x, delta, strict=True)]
-                fn, gn, _ = _evaluate(k, cells, seat, prior, xn, hessian=False)
-                if fn >= f - 1e-12 * (1.0 + abs(f)) or t < 1e-8:
-                    break
-                t *= 0.5
-            x, f, g = xn, fn, gn
-    f, g, hess = _evaluate(k, cells, seat, prior, x)
+    if _sparse(len(x), cells):  # the Hessian kept as its cells, each step by conjugate gradients
+        x, done = _newton(x, lambda v: _evaluate_cells(k, cells, seat, prior, v),
+                          lambda out: _conjugate_gradients(k, seat, out[2], out[3], out[1]), tol, max_iter)
+    else:
+        done = False
+        if factor is not None:
+            x, done = _newton(x, lambda v: _evaluate(k, cells, seat, prior, v, hessian=False),
+                              lambda out: _solve_factored(factor, out[1]), tol, max_iter)
+        if not done:
+            x, done = _newton(x, lambda v: _evaluate(k, cells, seat, prior, v),
+                              lambda out: _solve_factored(_cholesky(out[2]), out[1]), tol, max_iter)
+    if not done:
+        raise ArithmeticError("rating fit did not converge")  # pragma: no cover - concave, so it converges
+    return x
+
+
+def _newton(x: list[float], evaluate: Callable[[list[float]], Any], step: Callable[[Any], list[float]],
+            tol: float, max_iter: int) -> tuple[list[float], bool]:
+    """Climb from ``x`` by the steps ``step(evaluate(x))`` (``evaluate`` gives the objective first, then what
+    the step needs), each halved until the objective does not fall. Returns the point, and whether the last
+    step was under ``tol`` (else where ``max_iter`` steps led)."""
+    out = evaluate(x)
     for _ in range(max_iter):
-        delta = _solve_factored(_cholesky(hess), g)
-        step = max(abs(d) for d in delta)
-        if step < tol:
-            return [v + d for v, d in zip(x, delta, strict=True)]
+        delta = step(out)
+        if max(map(abs, delta)) < tol:
+            return [v + d for v, d in zip(x, delta, strict=True)], True
         t = 1.0
         while True:
             xn = [v + t * d for v, d in zip(x, delta, strict=True)]
-            fn, gn, hn = _evaluate(k, cells, seat, prior, xn)
-            if fn >= f - 1e-12 * (1.0 + abs(f)) or t < 1e-8:
+            on = evaluate(xn)
+            if on[0] >= out[0] - 1e-12 * (1.0 + abs(out[0])) or t < 1e-8:
                 break
             t *= 0.5
-        x, f, g, hess = xn, fn, gn, hn
-    raise ArithmeticError("rating fit did not converge")  # pragma: no cover - concave, so it converges
+        x, out = xn, on
+    return x, False
 
 
 def _sparse(m: int, cells: Sequence[object]) -> bool:
@@ -375,25 +380,6 @@ def _sparse(m: int, cells: Sequence[object]) -> bool:
     step by conjugate gradients, about cells x 30 operations) than as a matrix (m^3 / 6 to factor): many
     bots, few of their pairings played (a tournament stopped early, a large gauntlet)."""
     return m >= 40 and 8 * len(cells) < m * m
-
-
-def _fit_sparse(k: int, cells: Sequence[tuple[int, int, float, float]], seat: bool, prior: float,
-                x: list[float], tol: float, max_iter: int) -> list[float]:
-    """`_fit` by Newton's method with each step solved by preconditioned conjugate gradients."""
-    f, g, curv, diag = _evaluate_cells(k, cells, seat, prior, x)
-    for _ in range(max_iter):
-        delta = _conjugate_gradients(k, seat, curv, diag, g)
-        if max(map(abs, delta)) < tol:
-            return [v + d for v, d in zip(x, delta, strict=True)]
-        t = 1.0
-        while True:
-            xn = [v + t * d for v, d in zip(x, delta, strict=True)]
-            fn, gn, cn, dn = _evaluate_cells(k, cells, seat, prior, xn)
-            if fn >= f - 1e-12 * (1.0 + abs(f)) or t < 1e-8:
-                break
-            t *= 0.5
-        x, f, g, curv, diag = xn, fn, gn, cn, dn
-    raise ArithmeticError("rating fit did not converge")  # pragma: no cover - concave, so it converges
 
 
 def _evaluate_cells(k: int, cells: Sequence[tuple[int, int, float, float]], seat: bool, prior: float,
@@ -491,13 +477,13 @@ def _evaluate(
 ) -> tuple[float, list[float], list[list[float]]]:
     """Penalised log-likelihood, its gradient and minus its Hessian (positive definite) at ``x`` (without
     ``hessian``, an empty list instead of the Hessian)."""
+    if not hessian:
+        f, g, _, _ = _evaluate_cells(k, cells, seat, prior, x, curvature=False)
+        return f, g, []
     m = len(x)
     f = 0.0
     g = [0.0] * m
     h = x[k] if seat else 0.0
-    if not hessian:
-        f, g, _, _ = _evaluate_cells(k, cells, seat, prior, x, curvature=False)
-        return f, g, []
     a = [[0.0] * m for _ in range(m)]
     ak = a[k] if seat else a[0]
     for i, j, n, w in cells:
