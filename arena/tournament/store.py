@@ -217,14 +217,22 @@ def _rebuilt_payloads(rules: RuleSet | None, match_id: str, bots: Sequence[str],
     if rules is None or not any(scripts):
         return [_payload_value(entries[seat]) for seat in (0, 1)]
     if by_the_book:
-        replies: tuple[list[str], list[str]] = ([], [])
-        for _, _, actions in deals:
-            for text in actions:  # "1:play:Th": the seat, then the token; its protocol text is "play Th"
-                replies[text[0] == "1"].append(text[2:].replace(":", " "))
+        replies = _replies_of(deals)
         return [_payload_value(entries[seat], scripts[seat], None, replies[seat]) for seat in (0, 1)]
     rebuilt = referee_script.match_script(rules, match_id, bots, deals, think_ms, scripts, reason)
     return [_payload_value(entries[seat], scripts[seat], rebuilt.referee[seat], rebuilt.replies[seat])
             for seat in (0, 1)]
+
+
+def _replies_of(deals: Sequence[tuple[int | None, str, Sequence[str]]]) -> tuple[list[str], list[str]]:
+    """Each seat's rebuilt replies without a replay: the k-th is the seat's k-th action in its protocol text
+    ("1:play:Th", as arena writes an action: the seat, then the token, whose text is "play Th")."""
+    replies: tuple[list[str], list[str]] = ([], [])
+    for _, _, actions in deals:
+        for text in actions:
+            if text[:2] in ("0:", "1:"):
+                replies[text[0] == "1"].append(text[2:].replace(":", " "))
+    return replies
 
 
 def _by_the_book(rec: MatchRecord) -> bool:
@@ -994,11 +1002,8 @@ class Store:
                     rules, match_id, bots, deals, [think.get(s, []) for s in (0, 1)],
                     scripts, reason or "target")
                 referee, replies = rebuilt.referee, rebuilt.replies
-            else:  # the k-th rebuilt reply is the seat's k-th action in its protocol text: no replay needed
-                for _, _, actions in deals:
-                    for text in actions:  # "1:play:Th" (as arena writes it: the seat, then the token)
-                        if text[:2] in ("0:", "1:"):
-                            replies[text[0] == "1"].append(text[2:].replace(":", " "))
+            else:  # no replay needed
+                replies = _replies_of(deals)
         out = []
         for s in sorted(set(seats) | set(transcripts)):
             bot, entries, _, count, stderr = transcripts.get(s, (None, [], None, 0, ""))
