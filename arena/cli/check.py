@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from arena.cli.options import add_sandbox_option, duration_option, int_option, transcripts_option
 from arena.game.variants import PRESETS
-from arena.units import short_repr
 
 if TYPE_CHECKING:
     from arena.compliance import CheckReport
@@ -36,28 +35,13 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                    help="check only this variant (repeatable; default: all of " + ", ".join(PRESETS) + ")")
     p.add_argument("--seed", type=int_option("--seed"), default=0,
                    help="seed of the deals and of the random opponent (default 0: every run plays the same)")
-    p.add_argument("--matches", type=_matches, default=2,
+    p.add_argument("--matches", type=int_option("--matches", MAX_MATCHES), default=2,
                    help=f"matches against the random bot per variant, 1 to {MAX_MATCHES} (default 2)")
     p.add_argument("--move-time", default="1000", help="limit per decision: 500, 500ms, 2s (default 1000 ms)")
     p.add_argument("--handshake-time", default="5s", help="limit for the handshake (default 5s)")
     p.add_argument("--transcripts", type=Path, metavar="DIR", help="write every match's transcript into DIR")
     add_sandbox_option(p, "the bot")
     commands["check"] = cmd_check
-
-
-def _matches(text: str) -> int:
-    expected = f"expected an integer from 1 to {MAX_MATCHES}"
-    try:
-        n = int_option("--matches")(text)  # (its message names the bounds of arena match, not these)
-    except argparse.ArgumentTypeError:
-        digits = text.strip()
-        if digits.lstrip("-").isdigit() and len(digits) < 20:
-            size = "small" if int(digits) < 1 else "large"
-            raise argparse.ArgumentTypeError(f"{text!r} is too {size}; {expected}") from None
-        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not an integer; {expected}") from None
-    if n > MAX_MATCHES:
-        raise argparse.ArgumentTypeError(f"{text!r} is too large; {expected}")
-    return n
 
 
 def cmd_check(args: argparse.Namespace) -> int:

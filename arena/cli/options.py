@@ -36,8 +36,9 @@ def reading_database(path: Path) -> Iterator[None]:
                          f"({type(e).__name__}: {short_repr(str(e), 120)[1:-1]})") from None
 
 
-def int_option(option: str) -> Callable[[str], int]:
-    """An argparse ``type=``: an integer within the option's bounds, else an error saying what was expected.
+def int_option(option: str, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type=``: an integer within the option's bounds (``maximum``: a command's own, lower
+    one), else an error saying what was expected.
 
     Checked on the text before int() converts it: a number of thousands of digits is refused, not parsed.
     The bounds are the config's (arena.tournament.config), imported only when a value is parsed: building
@@ -53,6 +54,7 @@ def int_option(option: str) -> Callable[[str], int]:
             "--concurrency": (1, c.MAX_CONCURRENCY, ""),
             "--workers": (1, c.MAX_WORKERS, ""),
         }[option]
+        hi = hi if maximum is None else min(hi, maximum)
         expected = f"an integer from {lo} to {shown_hi or hi}"
         t = text.strip()
         if not re.fullmatch(r"[-+]?[0-9]+", t):
