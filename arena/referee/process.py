@@ -57,6 +57,9 @@ class Limits:
     # of the user running arena there)
     processes: int | None = None
     file_size_bytes: int | None = 64 * 1024**2
+    # CPUs the whole bot may keep busy at once (its cgroup's quota, in the sandbox as root): a bot that starts
+    # busy loops slows only itself, not its opponent's replies (docs/SECURITY.md)
+    cpus: float | None = 1.0
 
 
 @dataclass(frozen=True)
@@ -738,7 +741,7 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
     if effective_sandbox(spec) == "bwrap":
         limits = spec.limits
         plan = plan_sandbox(spec.argv, spec.cwd, spec.files, limits.memory_bytes, limits.processes, limits.cpu_seconds,
-                            limits.file_size_bytes, bot_environment(SANDBOX_TMP))
+                            limits.file_size_bytes, bot_environment(SANDBOX_TMP), cpus=limits.cpus)
         try:
             direct = DirectProcess.spawn(plan.argv, plan.cwd, {"PATH": "/usr/bin:/bin"}, plan.preexec, PASS_FDS)
         except BaseException:

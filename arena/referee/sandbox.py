@@ -42,10 +42,12 @@ from typing import Literal
 
 from arena.botspec import script_argument
 from arena.errors import ConfigError
+from arena.referee.syscalls import seccomp_filter
 
 __all__ = [
     "DEFAULT_PROCESSES",
     "SANDBOX_KINDS",
+    "BuildAccess",
     "SandboxKind",
     "SandboxPlan",
     "bot_files",
@@ -59,17 +61,28 @@ SandboxKind = Literal["bwrap", "none"]
 SANDBOX_KINDS: tuple[SandboxKind, ...] = ("bwrap", "none")
 UID_BASE = 1_660_000  # in the range left to dynamic allocation (above 65535); no passwd entry needed
 UIDS_PER_REFEREE = 1024  # a block of uids per referee process, held under a lock (see _UidPool)
+CPU_PERIOD_US = 10_000  # the period of a bot's CPU quota (cgroup cpu.cfs_period_us / cpu.max)
 DEFAULT_PROCESSES = 64  # processes per sandboxed bot when limits.processes is not set
 _BWRAP_OWN_PROCESSES = 2  # bubblewrap's monitor and the namespace's init count against the bot's limit
 
 # System directories bound read-only (or recreated as the same symlink) when the host has them.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-# What of /etc a program needs to start: the dynamic linker's cache and the alternatives links of /usr/bin.
 # What of /etc a program needs to start: the dynamic linker's cache, the alternatives links of /usr/bin,
 # the time zone, and OpenSSL's configuration (node refuses to start without it).
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
               "/etc/ssl/openssl.cnf")
 SANDBOX_TMP = "/tmp"
+# What of /etc a build with the network needs: name resolution and the certificate authorities.
+_NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl/certs", "/etc/ca-certificates")
+
+
+@dataclass(frozen=True)
+class BuildAccess:
+    """What a build step may do beyond a bot: write ``writable`` (the folders it builds), and reach the
+    network when ``network`` (the config's ``build_network``)."""
+
+    writable: tuple[str, ...]
+    network: bool = False
 
 
 @dataclass
@@ -114,7 +127,10 @@ def bwrap_problem() -> str | None:
     bot's would be (uid, cgroup, pipes), running ``true``."""
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    plan = plan_sandbox(["/usr/bin/true"], None, (), None, None, None, None, {})
+    try:
+        plan = plan_sandbox(["/usr/bin/true"], None, (), None, None, None, None, {})
+    except (ImportError, OSError) as e:  # libseccomp (Debian: libseccomp2), for the filter (arena.referee.syscalls)
+        return f"its system-call filter cannot be built: libseccomp is missing or broken ({e})"
     try:
         result = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
                                 capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
@@ -167,18 +183,28 @@ def plan_sandbox(
     cpu_seconds: int | None,
     file_size_bytes: int | None,
     env: dict[str, str],
+    *,
+    cpus: float | None = None,
+    build: BuildAccess | None = None,
 ) -> SandboxPlan:
     """The bubblewrap command that runs ``argv`` as a sandboxed bot, with ``cwd`` (its folder, read-only)
-    or a private /tmp as its working directory. ``files``: what `bot_files` gave (None: work it out alone)."""
+    or a private /tmp as its working directory. ``files``: what `bot_files` gave (None: work it out alone).
+    ``cpus``: how many CPUs its processes may keep busy together (a cgroup's quota; None: no quota).
+
+    ``build``: the sandbox of a build step instead (arena.tournament.build): the same namespaces and view,
+    with the folders it builds writable, the network only when asked for, and running as the user who runs
+    arena (with no capabilities) rather than a uid of its own, so that what it writes is the user's."""
     bwrap = shutil.which("bwrap") or "bwrap"
     root = os.geteuid() == 0
     processes = DEFAULT_PROCESSES if processes is None else processes
-    uid = _UIDS.lease() if root else None
-    cgroup = _CGROUPS.create(memory_bytes, processes + _BWRAP_OWN_PROCESSES) if root else None
+    uid = _UIDS.lease() if root and build is None else None
+    cgroup = _CGROUPS.create(memory_bytes, processes + _BWRAP_OWN_PROCESSES, cpus) if root else None
     try:
-        args = _bwrap_prefix(bwrap)
+        args = _bwrap_prefix(bwrap, network=build is not None and build.network, setuid=uid is not None)
+        args += ["--seccomp", str(_SECCOMP_FD)]
         args += ["--ro-bind", "/usr", "/usr", *_system_links()]
-        etc = [path for path in _ETC_FILES if os.path.exists(path)]
+        etc = [path for path in (*_ETC_FILES, *(_NETWORK_ETC if build is not None and build.network else ()))
+               if os.path.exists(path)]
         args += _parent_dirs(etc)
         for path in etc:
             args += ["--ro-bind", path, path]
@@ -190,6 +216,12 @@ def plan_sandbox(
         args += _parent_dirs(binds)
         for path in binds:
             args += ["--ro-bind", path, path]
+        if build is not None:
+            writable = _outermost(os.path.normpath(p) for p in build.writable if os.path.isdir(p))
+            args += _parent_dirs(writable)
+            for path in writable:
+                args += ["--bind", path, path]
+            binds = [*binds, *writable]
         # an empty folder, or an unreadable file (/dev/null on a nodev mount) in its place; a secret not written
         # yet needs nothing, nor one inside a folder already hidden
         masked: list[str] = []
@@ -197,13 +229,21 @@ def plan_sandbox(
             if _inside(path, binds) and not _inside(path, masked) and os.path.lexists(path):
                 args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
                 masked.append(path)
+        if build is not None:
+            # a secret not written yet (a database's -wal file) could be planted by a build in a folder it may
+            # write: a folder holding secrets, inside a writable one, is shown read-only to it
+            for folder in sorted({os.path.dirname(path) for path in hidden}):
+                if _inside(folder, writable) and folder not in writable and os.path.isdir(folder):
+                    args += ["--ro-bind", folder, folder]
         workdir = str(cwd) if cwd is not None else SANDBOX_TMP
         args += ["--chdir", workdir, "--clearenv"]
         inside = {**env, "HOME": SANDBOX_TMP, "TMPDIR": SANDBOX_TMP}
         for key, value in inside.items():
             args += ["--setenv", key, value]
         args.append("--")
-        if uid is not None:
+        if uid is None and root:
+            pass  # a build as root: no capabilities (bubblewrap's --cap-drop), no uid change
+        elif uid is not None:
             args += ["/usr/bin/setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
         elif _nproc_per_user_namespace():
@@ -227,10 +267,19 @@ def plan_sandbox(
     limits = [(resource.RLIMIT_AS, memory_bytes), (resource.RLIMIT_CPU, cpu_seconds),
               (resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_FSIZE, file_size_bytes)]
     join = [] if cgroup is None else cgroup.procs_files
+    # bubblewrap reads its options from a descriptor, not its command line: the sandbox's init is pid 1
+    # inside, and a bot reading /proc/1/cmdline would see every path shown or masked, and the limits. What
+    # stays there is the command, which the bot knows anyway (its own argv and uid).
+    end = args.index("--")
+    data = [(_ARGS_FD, b"".join(arg.encode() + b"\0" for arg in args[1:end])),
+            (_SECCOMP_FD, seccomp_filter(locks=build is None))]
+    args = [args[0], "--args", str(_ARGS_FD), *args[end:]]
 
     def preexec() -> None:
         # In the child, between fork and exec: only plain system calls here (the parent has threads).
         _pipes_aside()
+        for target, content in data:
+            _data_fd(target, content)
         pid = str(os.getpid()).encode()
         for procs in join:
             fd = os.open(procs, os.O_WRONLY)
@@ -262,8 +311,22 @@ def _nproc_per_user_namespace() -> bool:
 # lives, so a bot that closes its stdout would never look closed. The pipes therefore reach the sandbox as
 # fds 3 and 4 (which bubblewrap's own processes close), with /dev/null as its stdin and stdout, and this
 # shell puts them back just before the bot starts.
-_PIPES_BACK = 'exec "$0" "$@" 0<&3 1>&4 3<&- 4>&-'
-PASS_FDS = (3, 4)
+_PIPES_BACK = 'exec "$0" "$@" 0<&3 1>&4 3<&- 4>&- 5<&- 6<&-'
+# bubblewrap's arguments and the seccomp filter (arena.referee.syscalls) come on descriptors 5 and 6
+_ARGS_FD, _SECCOMP_FD = 5, 6
+PASS_FDS = (3, 4, _ARGS_FD, _SECCOMP_FD)
+
+
+def _data_fd(target: int, content: bytes) -> None:
+    """In the child: a memory file holding ``content``, read from its start, at descriptor ``target``."""
+    fd = os.memfd_create("arena", 0)
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    if fd != target:
+        os.dup2(fd, target)
+        os.close(fd)
 
 
 def _pipes_aside() -> None:
@@ -275,10 +338,12 @@ def _pipes_aside() -> None:
     os.close(null)
 
 
-def _bwrap_prefix(bwrap: str) -> list[str]:
-    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--hostname", "arena"]
-    if os.geteuid() == 0:
+def _bwrap_prefix(bwrap: str, network: bool = False, setuid: bool = True) -> list[str]:
+    args = [bwrap, "--unshare-pid", *([] if network else ["--unshare-net"]), "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--hostname", "arena"]
+    if os.geteuid() == 0 and not setuid:
+        args += ["--cap-drop", "ALL"]  # a build: it runs as the user who runs arena, with no capabilities
+    elif os.geteuid() == 0:
         # Privileged bubblewrap (no user namespace, which would map the bot back to root outside): keep only
         # what setpriv needs to drop to the bot's uid; setpriv then clears those too.
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -691,6 +756,8 @@ class _Cgroups:
         mine = f"arena-{os.getpid()}"
         if "memory" in mounts and "pids" in mounts and "memory" in own and "pids" in own:  # cgroup v1
             candidates = [(os.path.join(mounts[c] + own[c], mine), c) for c in ("memory", "pids")]
+            if "cpu" in mounts and "cpu" in own:  # the CPU quota, where its hierarchy is there too
+                candidates.append((os.path.join(mounts["cpu"] + own["cpu"], mine), "cpu"))
         elif "" in mounts and "" in own:  # cgroup v2: both controllers in one directory
             base = os.path.join(mounts[""] + own[""], mine)
             candidates = [(base, "v2")]
@@ -704,6 +771,7 @@ class _Cgroups:
                 if controller == "v2":
                     with open(os.path.join(path, "cgroup.subtree_control"), "w") as f:
                         f.write("+memory +pids")
+                    _write(path, "cgroup.subtree_control", "+cpu", optional=True)
         except OSError:
             for path in made:
                 try:
@@ -717,7 +785,7 @@ class _Cgroups:
         atexit.register(self._cleanup)
         return self._roots
 
-    def create(self, memory_bytes: int | None, processes: int) -> _BotCgroup | None:
+    def create(self, memory_bytes: int | None, processes: int, cpus: float | None = None) -> _BotCgroup | None:
         with self._lock:
             roots = self._find()
             self._count += 1
@@ -741,6 +809,15 @@ class _Cgroups:
                 if controller in ("pids", "v2"):
                     _write(d, "pids.max", processes)
                     has_pids = True
+                if controller in ("cpu", "v2") and cpus is not None:
+                    # a short period, so that a bot over its quota is held back within milliseconds, not
+                    # after running every CPU for most of a 100 ms period
+                    quota = max(1000, round(cpus * CPU_PERIOD_US))
+                    if controller == "cpu":
+                        _write(d, "cpu.cfs_period_us", CPU_PERIOD_US)
+                        _write(d, "cpu.cfs_quota_us", quota)
+                    else:
+                        _write(d, "cpu.max", f"{quota} {CPU_PERIOD_US}", optional=True)
         except OSError:
             _BotCgroup(dirs, False, False).remove()
             return None
@@ -757,7 +834,7 @@ class _Cgroups:
                 pass
 
 
-def _write(directory: str, name: str, value: int, optional: bool = False) -> None:
+def _write(directory: str, name: str, value: int | str, optional: bool = False) -> None:
     try:
         with open(os.path.join(directory, name), "w") as f:
             f.write(str(value))
@@ -787,7 +864,7 @@ def _cgroup_mounts() -> dict[str, str]:
             mount_point = left.split()[4]
             if fstype == "cgroup":
                 for option in options.split(","):
-                    if option in ("memory", "pids"):
+                    if option in ("memory", "pids", "cpu"):
                         out.setdefault(option, mount_point)
             elif fstype == "cgroup2":
                 try:

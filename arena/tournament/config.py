@@ -86,6 +86,7 @@ MEMORY_BOUNDS = (1 * MiB, 1 * TiB)  # less than 1 MiB of address space cannot ev
 FILE_SIZE_BOUNDS = (1, 1 * TiB)
 CPU_BOUNDS = (1, 86_400)  # 1 day of CPU seconds
 PROCESS_BOUNDS = (1, 4096)
+CPUS_BOUNDS = (0.01, 1024)
 # The config file's own bounds (size, nesting, values) are the YAML reader's: see arena.tournament.yamlread.
 
 
@@ -282,6 +283,7 @@ LIMIT_EXPECTED = {
     "cpu": f"CPU seconds, or a number with s or m (300, 300s, 5m), from {CPU_BOUNDS[0]} to {CPU_BOUNDS[1]} "
            "(1 day), or null (unlimited)",
     "processes": f"an integer >= {PROCESS_BOUNDS[0]}, at most {PROCESS_BOUNDS[1]}, or null (unlimited)",
+    "cpus": f"a number of CPUs (1, 0.5, 2) from {CPUS_BOUNDS[0]} to {CPUS_BOUNDS[1]}, or null (no quota)",
     "file_size": "bytes, or a number with K, M, G or T (powers of 1024: 64M, 1G), "
                  f"from {FILE_SIZE_BOUNDS[0]} byte to {FILE_SIZE_BOUNDS[1] // TiB}T, or null (unlimited)",
 }
@@ -359,7 +361,7 @@ TOP_KEYS = (
     "time", "on_violation", "limits", "reuse_bots", "sandbox", "executor", "bots", "output",
 )
 TIME_KEYS = ("move", "bank", "handshake", "grace")
-LIMIT_KEYS = ("memory", "cpu", "processes", "file_size")
+LIMIT_KEYS = ("memory", "cpu", "processes", "file_size", "cpus")
 BOT_KEYS = ("name", "command", "cwd", "build", "time", "ship")
 OUTPUT_KEYS = ("database", "report")
 
@@ -537,7 +539,7 @@ class _Parser:
         except DurationError as e:
             return self.bad(item, f"{self.describe(item)} {e.what}", e.expected)
 
-    def limit(self, item: Item, parse: Any, expected: str, bounds: tuple[int, int]) -> Any:
+    def limit(self, item: Item, parse: Any, expected: str, bounds: tuple[float, float]) -> Any:
         v = self.scalar(item, expected)
         if v is _INVALID or v is None:
             return v
@@ -715,7 +717,7 @@ class _Parser:
         return dataclasses.replace(base, **changes)
 
     def limits(self, item: Item) -> Any:
-        entries = self.mapping(item, LIMIT_KEYS, "a mapping with memory, cpu, processes, file_size")
+        entries = self.mapping(item, LIMIT_KEYS, "a mapping with memory, cpu, processes, file_size, cpus")
         if entries is None:
             return _INVALID
         readers = {
@@ -723,6 +725,7 @@ class _Parser:
             "cpu": ("cpu_seconds", parse_cpu_seconds, CPU_BOUNDS),
             "processes": ("processes", _count, PROCESS_BOUNDS),
             "file_size": ("file_size_bytes", parse_size, FILE_SIZE_BOUNDS),
+            "cpus": ("cpus", _cpus, CPUS_BOUNDS),
         }
         changes: dict[str, Any] = {}
         for key, child in entries.items():
@@ -907,6 +910,12 @@ def _os_text_problem(text: str) -> str | None:
     except UnicodeEncodeError:
         return "contains a character that is not valid text (a lone surrogate)"
     return None
+
+
+def _cpus(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise DurationError(value, "is not a number", "a number")
+    return float(value)
 
 
 def _count(value: object) -> int:

@@ -1,0 +1,104 @@
+"""The system calls a sandboxed bot is refused: a seccomp filter that bubblewrap loads just before the bot's
+program starts (``bwrap --seccomp FD``), built with libseccomp (through pyseccomp), which knows every
+architecture's syscall numbers, so a 32-bit program (x86, x32) cannot reach a refused call by another number.
+
+Namespaces give each bot its own processes, network, IPC objects, hostname and files. What the kernel does
+not divide by namespace is refused here, so that no kernel object can be reached by two bots at once, or
+outlive the bot that made it:
+
+- **keyrings** (``add_key``, ``request_key``, ``keyctl``): a key is owned by a uid, not a namespace, and lives
+  on after its process and the run; one bot could leave its hand for another, or keep state between matches.
+- **file locks** (``flock``; ``fcntl``'s record locks, open-file-description locks, leases and directory
+  notifications): every bot sees the same read-only system files, and a lock on a byte range of one of
+  them is seen by every other process that asks (``F_GETLK``).
+- **file watches** (``inotify``, ``fanotify``): an open or a read of a shared file is an event for a watcher
+  in another sandbox.
+- **namespaces of its own** (``unshare``, ``setns``, ``clone`` with a namespace flag, ``mount``...): as root,
+  bubblewrap cannot forbid user namespaces itself, and each is more of the kernel within a bot's reach.
+  ``clone3`` answers ENOSYS, so that the C library falls back to ``clone``, whose flags a filter can read.
+- what no game needs and container runtimes refuse for the size of kernel it exposes: ``bpf``,
+  ``perf_event_open`` (it can also watch other processes' CPU events), ``userfaultfd``, ``io_uring``, module
+  and kexec loading, ``ptrace`` of anything but itself is already refused by the PID namespace and uids.
+
+Everything else is allowed: the filter is a deny list, so any language's runtime starts as it would outside.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import tempfile
+
+__all__ = ["BOT_REFUSED", "BUILD_REFUSED", "compile_filter", "seccomp_filter"]
+
+# Each refused call and the errno it answers with: EPERM, as container runtimes answer, except where a
+# program has a better fallback for another error (a lock that is "not available", a call "not there").
+_KEYRINGS = {"add_key": errno.EPERM, "request_key": errno.EPERM, "keyctl": errno.EPERM}
+_LOCKS = {"flock": errno.ENOLCK}
+_WATCHES = {"inotify_init": errno.ENOSYS, "inotify_init1": errno.ENOSYS, "fanotify_init": errno.ENOSYS}
+_NAMESPACES = {"unshare": errno.EPERM, "setns": errno.EPERM, "mount": errno.EPERM, "umount2": errno.EPERM,
+               "pivot_root": errno.EPERM, "open_tree": errno.EPERM, "move_mount": errno.EPERM,
+               "fsopen": errno.EPERM, "fsmount": errno.EPERM, "fsconfig": errno.EPERM, "fspick": errno.EPERM,
+               "mount_setattr": errno.EPERM, "clone3": errno.ENOSYS}
+_SURFACE = {"bpf": errno.EPERM, "perf_event_open": errno.EPERM, "userfaultfd": errno.EPERM,
+            "io_uring_setup": errno.ENOSYS, "io_uring_enter": errno.ENOSYS, "io_uring_register": errno.ENOSYS,
+            "init_module": errno.EPERM, "finit_module": errno.EPERM, "delete_module": errno.EPERM,
+            "kexec_load": errno.EPERM, "kexec_file_load": errno.EPERM, "acct": errno.EPERM,
+            "swapon": errno.EPERM, "swapoff": errno.EPERM, "reboot": errno.EPERM, "syslog": errno.EPERM,
+            "quotactl": errno.EPERM, "lookup_dcookie": errno.EPERM, "name_to_handle_at": errno.EPERM,
+            "open_by_handle_at": errno.EPERM}
+
+# fcntl commands that lock, lease or watch (linux/fcntl.h, asm-generic/fcntl.h): F_GETLK, F_SETLK, F_SETLKW,
+# their 64-bit forms on 32-bit ABIs, the open-file-description locks, leases and dnotify.
+_FCNTL_LOCKS = (5, 6, 7, 12, 13, 14, 36, 37, 38, 1024, 1025, 1026)
+# clone flags that make a namespace: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+_CLONE_NEW = (0x80, 0x20000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+
+BOT_REFUSED: dict[str, int] = {**_KEYRINGS, **_LOCKS, **_WATCHES, **_NAMESPACES, **_SURFACE}
+# A build (a compiler, make, cargo) is not a player: it may lock its own files (cargo does), and it plays no
+# game whose cards a lock could carry. Keys still outlive it, namespaces are still the kernel's surface.
+BUILD_REFUSED: dict[str, int] = {**_KEYRINGS, **_NAMESPACES, **_SURFACE}
+
+
+@functools.lru_cache(maxsize=4)
+def seccomp_filter(locks: bool = True) -> bytes:
+    """The compiled BPF program bubblewrap loads (``--seccomp``): a bot's (``locks``) or a build's.
+
+    Raises OSError when libseccomp cannot be loaded here (the sandbox then says why, see sandbox.py)."""
+    return compile_filter(BOT_REFUSED if locks else BUILD_REFUSED, fcntl_locks=locks)
+
+
+def compile_filter(refused: dict[str, int], fcntl_locks: bool) -> bytes:
+    """A filter refusing each call of ``refused`` with its errno, namespace-making ``clone`` flags, and (with
+    ``fcntl_locks``) fcntl's lock, lease and notification commands; everything else allowed."""
+    import pyseccomp as sc
+
+    f = sc.SyscallFilter(defaction=sc.ALLOW)
+    # a 64-bit x86 kernel also runs 32-bit (x86) and x32 programs, each with its own syscall numbers
+    if sc.system_arch() == sc.Arch.X86_64:
+        for arch in (sc.Arch.X86, sc.Arch.X32):
+            f.add_arch(arch)
+    for name, err in refused.items():
+        _refuse(sc, f, name, err)
+    if fcntl_locks:
+        for name in ("fcntl", "fcntl64"):
+            for command in _FCNTL_LOCKS:
+                # the kernel reads the command as a 32-bit int: compare those bits only, or a command with
+                # anything in the upper half would pass the filter and still lock
+                _refuse(sc, f, name, errno.ENOLCK, sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, command))
+    for flag in _CLONE_NEW:
+        _refuse(sc, f, "clone", errno.EPERM, sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    with tempfile.TemporaryFile() as out:  # libseccomp writes to a real descriptor
+        f.export_bpf(out)
+        out.seek(0)
+        return out.read()
+
+
+def _refuse(sc: object, f: object, name: str, err: int, *args: object) -> None:
+    """Add one rule, skipping a call this architecture does not have (fcntl64 on x86-64's native table is
+    still known to libseccomp for the 32-bit ones; a name no table knows is left out)."""
+    try:
+        f.add_rule(sc.ERRNO(err), name, *args)  # type: ignore[attr-defined]
+    except (RuntimeError, ValueError, OSError):
+        pass
+
