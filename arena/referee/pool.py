@@ -13,16 +13,27 @@ from arena.referee.record import MatchRecord, MatchSpec
 
 
 class MatchPool:
-    """Bot processes kept across matches when reuse is on (else each match starts its own)."""
+    """Bot processes kept across matches when reuse is on (else each match starts its own).
+
+    A kept process is never handed a match whose deals it has seen: in the other game of a duplicate pair
+    it would hold the cards it saw its opponent play. It waits for another match, and a new process plays
+    that one."""
 
     def __init__(self, nursery: trio.Nursery, reuse: bool) -> None:
         self.nursery = nursery
         self.reuse = reuse
         self.idle: dict[str, list[BotHandle]] = {}
 
-    def take(self, player: Player) -> BotHandle:
-        idle = self.idle.get(player.spec.name)
-        return idle.pop() if idle else BotHandle(player, self.nursery)
+    def take(self, player: Player, deal_seed: int) -> BotHandle:
+        idle = self.idle.get(player.spec.name, [])
+        for i in reversed(range(len(idle))):
+            if deal_seed not in idle[i].deal_seeds:
+                handle = idle.pop(i)
+                break
+        else:
+            handle = BotHandle(player, self.nursery)
+        handle.deal_seeds.add(deal_seed)
+        return handle
 
     async def give_back(self, handle: BotHandle) -> None:
         if self.reuse and handle.bot is not None and handle.bot.alive:
@@ -40,7 +51,7 @@ class MatchPool:
 
     async def play(self, spec: MatchSpec, players: Mapping[str, Player], rules: RuleSet,
                    policy: ViolationPolicy) -> MatchRecord:
-        handles = (self.take(players[spec.seat0]), self.take(players[spec.seat1]))
+        handles = (self.take(players[spec.seat0], spec.deal_seed), self.take(players[spec.seat1], spec.deal_seed))
         try:
             return await play_match(spec.match_id, (handles[0].player, handles[1].player), rules,
                                     spec.deal_seed, spec.match_seed, policy, handles=handles,

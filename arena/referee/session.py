@@ -55,6 +55,9 @@ class BotHandle:
         self.bot: BotProcess | None = None
         self.hello: m.BotHello | None = None
         self.pids: list[int] = []  # every process started for this handle (each leads its own group)
+        # the deal seeds of the matches it was handed: a kept process never meets the same deck twice (the
+        # twin game of a duplicate pair deals its opponent's cards to it; arena.referee.pool)
+        self.deal_seeds: set[int] = set()
 
     @property
     def name(self) -> str:

@@ -92,20 +92,64 @@ async def run_matches(
 
     The one place matches are scheduled onto slots, whatever plays them. ``on_record`` sees each record as
     it is final; returning True stops the run (matches still running are cancelled: the SPRT does this).
+    Two matches on the same deals (the games of a duplicate pair) never run at the same time (`TwinGate`).
     """
-    queue = iter(specs)  # slots pull in schedule order: both games of a duplicate pair run close together
+    queue = TwinGate(specs)
     async with trio.open_nursery() as slots:
 
         async def slot() -> None:
-            for spec in queue:
+            while (spec := await queue.next()) is not None:
                 if on_start is not None:
                     on_start(spec)
-                rec = await executor.play(spec)
+                try:
+                    rec = await executor.play(spec)
+                finally:
+                    queue.done(spec)
                 if on_record is not None and on_record(spec, rec):
                     slots.cancel_scope.cancel()
 
         for _ in range(max(1, concurrency)):
             slots.start_soon(slot)
+
+
+class TwinGate:
+    """Match specs in schedule order, except that a match waits while another on the same deals is playing.
+
+    The two games of a duplicate pair deal each seat the cards its opponent held in the other game. Run at
+    once, a bot in one could learn them from its twin in the other through anything the two sandboxes still
+    share in real time (CPU load, memory pressure: docs/SECURITY.md). One after the other, only what
+    outlives a match could carry them, and nothing a bot makes does. The slot that would have waited plays
+    the next match instead, so slots stay busy; the schedule's order is kept otherwise (both games of a
+    pair still run close together, for the SPRT)."""
+
+    def __init__(self, specs: Iterable[MatchSpec]) -> None:
+        self._specs = iter(specs)
+        self._held: list[MatchSpec] = []  # taken from the schedule, waiting for their twin to finish
+        self._playing: Counter[int] = Counter()  # deal seed -> matches on it now playing
+        self._finished = trio.Event()  # set (and replaced) each time a match finishes
+
+    async def next(self) -> MatchSpec | None:
+        """The next match free to start now; waits while every match left waits for a twin; None at the end."""
+        while True:
+            for i, spec in enumerate(self._held):
+                if not self._playing[spec.deal_seed]:
+                    return self._start(self._held.pop(i))
+            for spec in self._specs:
+                if not self._playing[spec.deal_seed]:
+                    return self._start(spec)
+                self._held.append(spec)
+            if not self._held:
+                return None
+            await self._finished.wait()
+
+    def _start(self, spec: MatchSpec) -> MatchSpec:
+        self._playing[spec.deal_seed] += 1
+        return spec
+
+    def done(self, spec: MatchSpec) -> None:
+        self._playing[spec.deal_seed] -= 1
+        self._finished.set()
+        self._finished = trio.Event()
 
 
 async def play_tournament(

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""A spy: plays the first legal action, and tries to learn its opponent's cards through one kernel channel.
+
+    spy.py CHANNEL
+
+The two games of a duplicate pair (match ids ``...-pN-g0`` and ``...-pN-g1``) deal each seat the cards its
+opponent held in the other game. In each game the spy publishes the hand it was dealt under the pair's
+name, and looks for what its twin (the same program in the other game, or the same process) published:
+that is the hand its opponent holds now. It reports on stderr, one line each:
+
+    spy <channel> published=<ok|ERRNO>       whether publishing worked
+    spy <channel> learned=<cards>            the hand it found for its opponent (only when it found one)
+
+Channels:
+
+    keyring    a key in its user keyring that anyone may read (``add_key``); the twin finds it in /proc/keys
+    locks      self-play in one game: seat 0 reads seat 1's hand from POSIX locks on byte ranges of the shared
+               read-only file /etc/ld.so.cache, which seat 1 takes, one byte per card (``fcntl(F_SETLK)``;
+               seat 0 asks with ``F_GETLK``)
+    memory     its own memory: a process kept for a second match (``reuse_bots``) remembers its hand
+"""
+
+import ctypes
+import errno
+import fcntl
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import ALL_CARDS, cards, first_legal, handshake, log, read_line, send  # noqa: E402
+
+CHANNEL = sys.argv[1]
+LIBC = ctypes.CDLL(None, use_errno=True)
+KEY_SPEC_USER_KEYRING = -4
+KEYCTL_READ = 11
+KEYCTL_SETPERM = 5
+SYS_ADD_KEY, SYS_KEYCTL = 248, 250  # x86-64
+REMEMBERED: dict[str, str] = {}  # pair -> hand, for the memory channel
+
+
+def report(key: str, value: str) -> None:
+    log(f"spy {CHANNEL} {key}={value}")
+
+
+def error_name() -> str:
+    return errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
+
+
+# ------------------------------------------------------------------------------------------------- keyring
+
+def keyring_publish(pair: str, hand: str) -> None:
+    payload = hand.encode()
+    key = LIBC.syscall(SYS_ADD_KEY, b"user", f"arena-spy-{pair}".encode(), payload, len(payload),
+                       ctypes.c_long(KEY_SPEC_USER_KEYRING))
+    if key < 0:
+        report("published", error_name())
+        return
+    # possessor, user, group and other: view, read, write, search, link, setattr
+    LIBC.syscall(SYS_KEYCTL, KEYCTL_SETPERM, key, 0x3F3F3F3F)
+    report("published", "ok")
+
+
+def keyring_look(pair: str) -> str | None:
+    try:
+        with open("/proc/keys") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if f"arena-spy-{pair}:" in line:
+            key = int(line.split()[0], 16)
+            buf = ctypes.create_string_buffer(256)
+            n = LIBC.syscall(SYS_KEYCTL, KEYCTL_READ, key, buf, 256)
+            if n > 0:
+                return buf.raw[:n].decode()
+    return None
+
+
+# ------------------------------------------------------------------------------------------------- locks
+
+LOCKED = "/etc/ld.so.cache"
+
+
+def lock_publish(hand: str) -> None:
+    """Seat 1: a read lock on byte 1000 + i for each card i of its hand, held for the rest of the deal."""
+    global HELD
+    HELD = open(LOCKED, "rb")
+    for card in hand.split(","):
+        try:
+            fcntl.lockf(HELD, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 1000 + ALL_CARDS.index(card))
+        except OSError as e:
+            report("published", errno.errorcode.get(e.errno, str(e.errno)))
+            return
+    try:  # a byte to say "done"
+        fcntl.lockf(HELD, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 999)
+    except OSError as e:
+        report("published", errno.errorcode.get(e.errno, str(e.errno)))
+        return
+    report("published", "ok")
+
+
+def lock_look() -> str | None:
+    """Seat 0: which of the bytes another process holds (F_GETLK for a write lock names the holder)."""
+    with open(LOCKED, "rb") as f:
+        def held(offset: int) -> bool:
+            query = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, offset, 1, 0)
+            try:
+                answer = fcntl.fcntl(f, fcntl.F_GETLK, query)
+            except OSError:
+                return False
+            return struct.unpack("hhqqi", answer)[0] != fcntl.F_UNLCK
+
+        if not held(999):  # seat 1 publishes at its first turn, which may come after this one
+            return None
+        return ",".join(card for i, card in enumerate(ALL_CARDS) if held(1000 + i))
+
+
+HELD = None
+
+
+def main() -> None:
+    handshake("spy", "1")
+    pair = seat = learned = None
+    first = True
+    while True:
+        line = read_line()
+        if line is None or line == "quit":
+            return
+        word = line.split(" ", 1)[0]
+        if word == "match":
+            match_id = line.split()[1]
+            pair = match_id.rsplit("-g", 1)[0]
+            seat = line.split()[2].split("=")[1]
+            first = True
+        elif word == "turn":
+            turn = dict(t.partition("=")[::2] for t in line.split()[1:])
+            hand = ",".join(cards(turn, "hand"))
+            if CHANNEL == "locks" and seat == "0" and not learned:
+                learned = lock_look()
+                if learned:
+                    report("learned", learned)
+            if first:
+                first = False
+                if CHANNEL == "keyring":
+                    found = keyring_look(pair)
+                    keyring_publish(pair, hand)
+                elif CHANNEL == "locks":
+                    found = None
+                    if seat == "1":
+                        lock_publish(hand)
+                    else:
+                        report("published", "reader")
+                else:  # memory
+                    found = REMEMBERED.get(pair)
+                    REMEMBERED[pair] = hand
+                    report("published", "ok")
+                if found:
+                    report("learned", found)
+            send(first_legal(turn))
+
+
+if __name__ == "__main__":
+    main()

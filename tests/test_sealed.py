@@ -1,0 +1,198 @@
+"""Sealed sandboxes: no bot learns another bot's cards through a kernel object, a kept process, or its twin.
+
+A spy bot (tests/bots/spy.py) publishes the hand it was dealt and looks for what its twin published: in the
+other game of a duplicate pair, or from the other seat of a self-play match. Each test plays under the
+defaults and asserts the spy learned nothing, then switches the one closing measure off and asserts that
+the spy did learn its opponent's hand, exactly: so the test can fail, and the evidence is the attack's own.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+from harness import bot_copy
+
+from arena.game import preset
+from arena.referee import sandbox, syscalls
+from arena.referee.clock import TimeControl
+from arena.referee.match import Player, play_match
+from arena.referee.policy import ViolationPolicy
+from arena.referee.pool import MatchPool
+from arena.referee.process import BotSpec
+from arena.referee.record import MatchSpec
+from arena.referee.sandbox import bot_files, bwrap_problem
+from arena.tournament.executors import LocalExecutor
+from arena.tournament.runner import run_matches
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = ROOT / "tests" / "bots" / "good.py"
+TC = TimeControl(move_ms=10_000, handshake_ms=10_000, grace_ms=50)
+ONE_DEAL = preset("santase").with_overrides({"match_target": 1})
+SEED = 20261204
+
+pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
+
+
+@pytest.fixture
+def spy(tmp_path: Path) -> Path:
+    return bot_copy(tmp_path / "spy-bot", "spy.py", "_common.py")
+
+
+def player(name: str, argv: tuple[str, ...], others: list[tuple[str, ...]]) -> Player:
+    return Player(BotSpec(name, argv, sandbox="bwrap", files=bot_files(argv, None, others)), TC)
+
+
+def reports(stderr: str, key: str) -> list[str]:
+    return [line.split("=", 1)[1] for line in stderr.splitlines() if line.startswith("spy ") and f" {key}=" in line]
+
+
+def dealt(rec, seat: int) -> str:
+    """The hand ``seat`` held at its first turn of the match's first deal, from the record's transcript."""
+    for _, way, line in rec.transcripts[seat]:
+        if way == ">" and line.startswith("turn "):
+            fields = dict(t.partition("=")[::2] for t in line.split()[1:])
+            return fields["hand"]
+    raise AssertionError(f"no turn for seat {seat}")
+
+
+def without(*names: str):
+    """A filter that refuses everything the bots' filter does but ``names``: the closing measure switched off."""
+    refused = {k: v for k, v in syscalls.BOT_REFUSED.items() if k not in names}
+    return lambda locks=True: syscalls.compile_filter(refused, fcntl_locks=locks and "fcntl" not in names)
+
+
+async def duplicate_pair(spy_argv: tuple[str, ...], pair: str) -> list:
+    """Both games of one duplicate pair, one after the other, the spy against good.py."""
+    good = (sys.executable, str(GOOD))
+    a, b = player("spy", spy_argv, [good]), player("good", good, [spy_argv])
+    records = []
+    with trio.fail_after(120):  # only stops a hang
+        for game, seats in enumerate([(a, b), (b, a)]):
+            records.append(await play_match(f"{pair}-g{game}", seats, ONE_DEAL, SEED, SEED))
+    return records
+
+
+def forget_keys(marker: str) -> None:
+    """Invalidate the keys a spy left (only when the filter was switched off), so no later run finds them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for line in Path("/proc/keys").read_text().splitlines():
+        if marker in line:
+            libc.syscall(250, 21, int(line.split()[0], 16))  # keyctl(KEYCTL_INVALIDATE, id)
+
+
+async def test_keyring_twin_learns_nothing_and_leaves_no_key(spy: Path) -> None:
+    pair = f"spy-vs-good-{uuid.uuid4().hex[:8]}-p0"
+    records = await duplicate_pair((sys.executable, str(spy), "keyring"), pair)
+    spy_stderr = [records[0].stderr[0], records[1].stderr[1]]
+    assert [reports(s, "published") for s in spy_stderr] == [["EPERM"], ["EPERM"]]
+    assert [reports(s, "learned") for s in spy_stderr] == [[], []]
+    assert pair not in Path("/proc/keys").read_text()  # nothing left behind either
+
+
+async def test_keyring_twin_learns_the_opponents_hand_without_the_filter(spy: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("add_key", "keyctl", "request_key"))
+    pair = f"spy-vs-good-{uuid.uuid4().hex[:8]}-p0"
+    try:
+        records = await duplicate_pair((sys.executable, str(spy), "keyring"), pair)
+    finally:
+        forget_keys(pair)
+    # in game 1 the spy sits in seat 1, and its opponent holds what the spy was dealt in game 0
+    assert reports(records[1].stderr[1], "learned") == [dealt(records[1], 0)] == [dealt(records[0], 0)]
+
+
+async def self_play_with_locks(spy: Path) -> object:
+    argv = (sys.executable, str(spy), "locks")
+    with trio.fail_after(120):
+        return await play_match("spy-vs-spy-p0-g0", (player("spy", argv, []), player("spy2", argv, [])),
+                                ONE_DEAL, SEED, SEED)
+
+
+async def test_locks_in_self_play_carry_nothing(spy: Path) -> None:
+    rec = await self_play_with_locks(spy)
+    assert reports(rec.stderr[1], "published") == ["ENOLCK"]
+    assert reports(rec.stderr[0], "learned") == []
+
+
+async def test_locks_in_self_play_carry_the_hand_without_the_filter(spy: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("flock", "fcntl"))
+    rec = await self_play_with_locks(spy)
+    assert reports(rec.stderr[1], "published") == ["ok"]
+    assert reports(rec.stderr[0], "learned") == [dealt(rec, 1)]
+
+
+def pair_specs(n_pairs: int) -> list[MatchSpec]:
+    return [MatchSpec(f"spy-vs-good-p{p}-g{g}", ("spy", "good"), p, g, *(("spy", "good") if g == 0 else
+                                                                          ("good", "spy")),
+                      SEED + p, SEED + p, 2 * p + g) for p in range(n_pairs) for g in (0, 1)]
+
+
+async def reused_pairs(spy: Path) -> list:
+    """Three duplicate pairs with reuse_bots, as `arena run` schedules them."""
+    argv, good = (sys.executable, str(spy), "memory"), (sys.executable, str(GOOD))
+    players = {"spy": player("spy", argv, [good]), "good": player("good", good, [argv])}
+    records = []
+    with trio.fail_after(180):
+        async with trio.open_nursery() as nursery:
+            pool = MatchPool(nursery, reuse=True)
+            try:
+                executor = LocalExecutor(pool, players, ONE_DEAL, ViolationPolicy.LOSE_MATCH)
+                # one at a time, so that which process plays which match is the same on every run
+                await run_matches(pair_specs(3), executor, 1,
+                                  on_record=lambda spec, rec: records.append(rec))
+            finally:
+                await pool.close()
+    return records
+
+
+def spy_stderr(rec) -> str:
+    return rec.stderr[rec.bots.index("spy")]
+
+
+async def test_a_kept_process_never_plays_both_games_of_a_pair(spy: Path) -> None:
+    records = await reused_pairs(spy)
+    assert len(records) == 6
+    assert all(reports(spy_stderr(r), "learned") == [] for r in records)
+
+
+async def test_a_kept_process_would_see_the_twin_deal_without_the_rule(spy: Path, monkeypatch) -> None:
+    def take_any(self, player, deal_seed):  # the pool as it was: the first idle process of the bot
+        idle = self.idle.get(player.spec.name)
+        from arena.referee.session import BotHandle
+
+        return idle.pop() if idle else BotHandle(player, self.nursery)
+
+    monkeypatch.setattr(MatchPool, "take", take_any)
+    records = await reused_pairs(spy)
+    learned = [(r, reports(spy_stderr(r), "learned")) for r in records]
+    assert any(found for _, found in learned)
+    for rec, found in learned:
+        if found:  # exactly the opponent's dealt hand
+            assert found == [dealt(rec, 1 - rec.bots.index("spy"))]
+
+
+async def test_the_games_of_a_pair_never_run_at_once_and_slots_stay_busy(autojump_clock) -> None:
+    """Scheduling alone (no bots): with two slots, the second game of a pair waits for the first while the
+    other slot plays the next pair, and every match is played once."""
+    playing: dict[int, int] = {}
+    overlap, most, played = [], 0, []
+
+    class Timed:
+        async def play(self, spec: MatchSpec):
+            nonlocal most
+            playing[spec.deal_seed] = playing.get(spec.deal_seed, 0) + 1
+            overlap.append(playing[spec.deal_seed] > 1)
+            most = max(most, sum(playing.values()))
+            await trio.sleep(1 + spec.order % 3)
+            playing[spec.deal_seed] -= 1
+            played.append(spec.match_id)
+            return None
+
+    specs = pair_specs(5)
+    await run_matches(specs, Timed(), 2)
+    assert not any(overlap) and most == 2
+    assert sorted(played) == sorted(s.match_id for s in specs)
