@@ -659,6 +659,7 @@ def test_a_build_that_leaves_a_process_behind_is_over_when_its_shell_exits(tmp_p
         bots:
           - {name: a, command: sh a.sh}
           - {name: b, command: sh b.sh, build: "sleep 600 & echo $! > left.pid; echo built"}
+        sandbox: none  # (the pid it writes is this machine's; a sandboxed build's: tests/test_sealed.py)
     """)
     builds = run_builds(load_config(path), timeout=300)  # (a bound that only stops a hang)
     assert builds["b"].ok and builds["b"].output == "built\n"

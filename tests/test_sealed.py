@@ -9,6 +9,10 @@ the spy did learn its opponent's hand, exactly: so the test can fail, and the ev
 from __future__ import annotations
 
 import ctypes
+import json
+import os
+import select
+import socket
 import sys
 import uuid
 from pathlib import Path
@@ -26,6 +30,7 @@ from arena.referee.pool import MatchPool
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchSpec
 from arena.referee.sandbox import bot_files, bwrap_problem
+from arena.tournament import ConfigFileError, load_config, run_builds
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.runner import run_matches
 
@@ -196,3 +201,106 @@ async def test_the_games_of_a_pair_never_run_at_once_and_slots_stay_busy(autojum
     await run_matches(specs, Timed(), 2)
     assert not any(overlap) and most == 2
     assert sorted(played) == sorted(s.match_id for s in specs)
+
+
+def cpu_cgroup() -> bool:
+    """Whether bots get a CPU quota here (as root, with a cpu cgroup controller)."""
+    from arena.referee.sandbox import _CGROUPS
+
+    return any(controller in ("cpu", "v2") for _, controller in _CGROUPS._find())
+
+
+@pytest.mark.skipif(not cpu_cgroup(), reason="no CPU cgroup for the bots here (as root, cgroup cpu controller)")
+async def test_a_cpu_hog_does_not_make_its_opponent_time_out(tmp_path: Path) -> None:
+    hog = bot_copy(tmp_path / "hog-bot", "cpu_hog.py", "_common.py")
+    argv, good = (sys.executable, str(hog), "56"), (sys.executable, str(GOOD))
+    fast = TimeControl(move_ms=100, handshake_ms=10_000, grace_ms=0)
+    # the hog's own replies wait behind its 56 spinning processes, in its own quota: it has time for that
+    a = Player(BotSpec("hog", argv, sandbox="bwrap", files=bot_files(argv, None, [good])), TC)
+    b = Player(BotSpec("good", good, sandbox="bwrap", files=bot_files(good, None, [argv])), fast)
+    with trio.fail_after(300):  # only stops a hang
+        rec = await play_match("hog-vs-good-p0-g0", (a, b), preset("santase"), SEED, SEED)
+    assert "hog started=56" in rec.stderr[0]
+    assert [t for t in rec.terminations if t.bot == "good"] == [], rec.terminations
+    assert rec.reason == "target" and len(rec.deals) >= 2
+
+
+# --------------------------------------------------------------------------------------------- builds
+
+
+def build_config(tmp_path: Path, build: str, *extra: str) -> Path:
+    """A config whose bot lives in bot/ (the folder its build may write), beside the config."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "a.sh").write_text("echo hi\n")
+    lines = ["name: t", "bots:", "  - {name: b, command: sh bot/a.sh}",
+             "  - name: a", "    command: sh bot/a.sh", f"    build: {json.dumps(build)}", *extra]
+    path = tmp_path / "t.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_build_writes_its_own_folder_only(tmp_path: Path) -> None:
+    path = build_config(tmp_path, "echo made > bot/made.txt && echo x > outside.txt")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path))
+    assert "Read-only file system" in str(info.value)
+    assert (tmp_path / "bot" / "made.txt").read_text() == "made\n"
+    assert not (tmp_path / "outside.txt").exists()
+
+
+def listener() -> socket.socket:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.setblocking(False)
+    return server
+
+
+CONNECT = (f"{sys.executable} -c \"import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 5)"
+           ".sendall(b'from the build')\" {port}")
+
+
+def test_a_build_has_no_network_unless_the_config_says_so(tmp_path: Path) -> None:
+    with listener() as server:
+        path = build_config(tmp_path, CONNECT.format(port=server.getsockname()[1]))
+        with pytest.raises(ConfigFileError) as info:
+            run_builds(load_config(path))
+        assert "failed with exit status 1" in str(info.value)
+        assert "Network is unreachable" in str(info.value) or "Connection refused" in str(info.value)
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nobody came
+
+
+def test_build_network_true_lets_it_connect(tmp_path: Path) -> None:
+    with listener() as server:
+        path = build_config(tmp_path, CONNECT.format(port=server.getsockname()[1]), "    build_network: true")
+        assert run_builds(load_config(path))["a"].ok
+        conn, _ = server.accept()
+        with conn:
+            conn.settimeout(60)
+            assert conn.recv(100) == b"from the build"
+
+
+def test_what_a_sandboxed_build_leaves_running_dies_with_it(tmp_path: Path) -> None:
+    marker = f"{uuid.uuid4().int % 10**6 + 10**6}"
+    path = build_config(tmp_path, f"sleep {marker} & echo built")
+    assert run_builds(load_config(path))["a"].output == "built\n"
+    for pid in [pid for pid, cmd in _cmdlines() if cmd == f"sleep\0{marker}\0"]:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:  # readable once it has exited: the kernel kills a PID namespace's processes a moment after
+            assert select.select([fd], [], [], 60)[0], f"the build's sleep {marker} is still running"
+        finally:
+            os.close(fd)
+
+
+def _cmdlines() -> list[tuple[int, str]]:
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            out.append((int(pid), Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")))
+        except OSError:
+            pass
+    return out

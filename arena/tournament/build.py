@@ -3,6 +3,11 @@
 A bot's ``build`` is a shell command run once before the tournament in the config file's directory; bots
 sharing the same build command (``make -C bots/c`` for several C bots) share one run. A bot with a build
 has its command checked only here, after the build, since the build may be what produces the program.
+
+A build runs what a stranger wrote (a Makefile, a build script), so it runs in the sandbox the bots run in
+(arena.referee.sandbox, ``build=``): the same namespaces and view of the system, the config's folder
+readable, the folders of the bots it builds writable, no network unless a bot's ``build_network`` asks for
+it, at most ``BUILD_TIMEOUT_S`` and ``BUILD_OUTPUT_LIMIT`` bytes of output.
 """
 
 from __future__ import annotations
@@ -11,14 +16,20 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
-from arena.botspec import fingerprint
+from arena.botspec import fingerprint, script_argument
+from arena.referee.process import bot_environment
+from arena.referee.sandbox import PASS_FDS, SANDBOX_TMP, BuildAccess, SandboxPlan, plan_sandbox, resolve_sandbox
 from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
 
 __all__ = ["BUILD_TIMEOUT_S", "BuildResult", "bot_provenance", "run_builds"]
 
 BUILD_TIMEOUT_S = 300.0
+BUILD_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes of output (stdout and stderr together) a build may print
+BUILD_PROCESSES = 256  # processes of one sandboxed build at once (make -j, a compiler's subprocesses)
 _TAIL_LINES = 20
 _TAIL_CHARS = 2000
 
@@ -45,10 +56,16 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
 
     results: dict[str, BuildResult] = {}
     problems: list[Problem] = []
+    sandboxed = (config.sandbox if config.sandbox in ("bwrap", "none") else resolve_sandbox(config.sandbox)) == "bwrap"
     # One at a time, not through the runner's slots: two builds may share a Makefile or an output folder,
     # and make runs its own jobs in parallel when asked to (make -j).
     for command, indexes in by_command.items():
-        result, failure = _run(command, config, timeout)
+        access = None
+        if sandboxed:
+            bots = [config.bots[i] for i in indexes]
+            access = BuildAccess(tuple(folder for bot in bots for folder in build_folders(bot.command, bot.cwd)),
+                                 network=any(bot.build_network for bot in bots))
+        result, failure = _run(command, config, timeout, access)
         for i in indexes:
             results[config.bots[i].name] = result
         if failure is not None:
@@ -97,35 +114,85 @@ def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> 
     ]
 
 
-def _run(command: str, config: TournamentConfig, timeout: float) -> tuple[BuildResult, str | None]:
-    """Run one build; the failure text is None on success."""
+def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
+    """The folders a bot's build may write: its ``cwd``, and the folders of its program and script (the
+    nearest existing one above, for a folder the build is to make)."""
+    paths = [str(cwd)] if cwd is not None else []
+    paths += [os.path.dirname(p) for p in (argv[0] if "/" in argv[0] else None, script_argument(argv)) if p]
+    folders = []
+    for path in paths:
+        path = os.path.abspath(path)
+        while not os.path.isdir(path) and os.path.dirname(path) != path:
+            path = os.path.dirname(path)
+        folders.append(path)
+    return folders
+
+
+def _sandbox(command: str, config: TournamentConfig, access: BuildAccess) -> SandboxPlan:
+    from arena.tournament.runner import run_secrets
+
+    shown = (str(config.directory), *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
+    return plan_sandbox(["/bin/sh", "-c", command], config.directory, shown, None, BUILD_PROCESSES, None, None,
+                        bot_environment(SANDBOX_TMP), build=access)
+
+
+def _run(command: str, config: TournamentConfig, timeout: float,
+         access: BuildAccess | None = None) -> tuple[BuildResult, str | None]:
+    """Run one build, in a sandbox with ``access`` (None: unsandboxed); the failure text is None on success."""
     # The output goes to a file, not a pipe: the build is over when its shell exits, even where it left a
     # process behind (`server &`) that would hold a pipe open, and so keep the run waiting, to the timeout.
+    plan = None
     with tempfile.TemporaryFile() as out:
         try:
-            proc = subprocess.Popen(
-                command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, start_new_session=True,
-            )
+            if access is not None:
+                plan = _sandbox(command, config, access)
+                proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
+                                        stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                        start_new_session=True, preexec_fn=plan.preexec, pass_fds=PASS_FDS)
+            else:
+                proc = subprocess.Popen(
+                    command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=out,
+                    stderr=subprocess.STDOUT, start_new_session=True,
+                )
         except OSError as e:
+            if plan is not None:
+                plan.release()
             return BuildResult(str(e), False), f"could not be started ({e.strerror})"
         try:
-            proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            ended = _wait(proc, out.fileno(), timeout)
         finally:
             _kill_group(proc)  # what the build left running (or all of it, interrupted or out of time)
             proc.wait()
+            if plan is not None:
+                plan.release()
         out.seek(0)
-        output = out.read().decode("utf-8", "replace")
-    if timed_out:
+        output = out.read(BUILD_OUTPUT_LIMIT).decode("utf-8", "replace")
+    if ended == "timeout":
         return BuildResult(output, False), f"did not finish within {timeout:g} s"
+    if ended == "output":
+        return BuildResult(output, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
+    if access is not None and proc.returncode == 1 and output.startswith("bwrap:"):
+        return BuildResult(output, False), "could not start in the sandbox (docs/SECURITY.md)"
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
         return BuildResult(output, False), how
     return BuildResult(output, True), None
+
+
+def _wait(proc: subprocess.Popen[bytes], out: int, timeout: float) -> str:
+    """Wait for the build's shell: "exit", "timeout", or "output" once it has printed too much."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+            return "exit"
+        except subprocess.TimeoutExpired:
+            pass
+        if os.fstat(out).st_size > BUILD_OUTPUT_LIMIT:
+            return "output"
+        if time.monotonic() >= deadline:
+            return "timeout"
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

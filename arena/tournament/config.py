@@ -122,6 +122,7 @@ class BotConfig:
     # `ship:` (the Dask executor only): True sends the bot's folder to every worker, a tuple sends those
     # files and folders (absolute); False: the workers find the bot at its own paths (a shared filesystem)
     ship: bool | tuple[Path, ...] = False
+    build_network: bool = False  # the build may reach the network (in its sandbox it has none otherwise)
 
 
 ExecutorKind = Literal["local", "dask"]
@@ -362,7 +363,7 @@ TOP_KEYS = (
 )
 TIME_KEYS = ("move", "bank", "handshake", "grace")
 LIMIT_KEYS = ("memory", "cpu", "processes", "file_size", "cpus")
-BOT_KEYS = ("name", "command", "cwd", "build", "time", "ship")
+BOT_KEYS = ("name", "command", "cwd", "build", "build_network", "time", "ship")
 OUTPUT_KEYS = ("database", "report")
 
 _INVALID: Any = object()  # a value that was reported as a problem
@@ -838,11 +839,12 @@ class _Parser:
             if "time" in fields:
                 bot_time = self.time_control(fields["time"], time)
             ship = self.ship(fields["ship"]) if "ship" in fields else False
+            build_network = self.boolean(fields["build_network"]) if "build_network" in fields else False
             if len(self.problems) > before:
                 continue
             command_text, argv = command
             bot = BotConfig(name=name, command=tuple(argv), command_text=command_text, cwd=cwd, build=build,
-                            time=bot_time, ship=ship)
+                            time=bot_time, ship=ship, build_network=build_network)
             if build is None:  # else the build may produce the program: checked after it ran
                 self.check_runnable(bot, fields)
             bots.append(bot)
