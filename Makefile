@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(MAKE) -s -C bench
 	$(PY) bench/run.py
 	$(PY) bench/sandbox_bench.py
+	$(PY) bench/sealed_bench.py
 
 # 20 trivial C bots, 19,000 matches scheduled, as many played as fit in five minutes, then the report:
 # bytes per match, render time, peak RSS, ratings time (docs/PERFORMANCE.md, "The large tournament").

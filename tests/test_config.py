@@ -80,7 +80,7 @@ def test_minimal_config_gets_documented_defaults(tmp_path: Path) -> None:
     assert c.concurrency == cpu_count() and c.workers == 1
     assert c.time == TimeControl(move_ms=1000, bank_ms=None, handshake_ms=5000, grace_ms=50)
     assert c.limits == Limits(memory_bytes=2 * 1024**3, cpu_seconds=None, processes=None,
-                              file_size_bytes=64 * 1024**2)
+                              file_size_bytes=64 * 1024**2, cpus=1.0)
     assert c.on_violation == "lose-match" and c.reuse_bots is False
     # output defaults are relative to the current directory, not to the config file
     assert c.database == tmp_path / "elsewhere" / "reports" / "demo" / "arena.db"
@@ -104,7 +104,7 @@ def test_every_key_is_read(tmp_path: Path) -> None:
         workers: auto
         time: {move: 1.5s, bank: 2m, handshake: 3000, grace: 0}
         on_violation: random-move
-        limits: {memory: 512M, cpu: 5m, processes: 64, file_size: 1G}
+        limits: {memory: 512M, cpu: 5m, processes: 64, file_size: 1G, cpus: 0.5}
         reuse_bots: true
         bots:
           - name: a
@@ -115,6 +115,7 @@ def test_every_key_is_read(tmp_path: Path) -> None:
             cwd: work
           - name: "2048"
             command: ./bin/c-bot --x
+            build_network: true
         output: {database: out/x.db, report: out/html}
     """)
     c = load_config(path, cwd=tmp_path)
@@ -124,8 +125,9 @@ def test_every_key_is_read(tmp_path: Path) -> None:
     assert c.time == TimeControl(move_ms=1500, bank_ms=120_000, handshake_ms=3000, grace_ms=0)
     assert c.on_violation == "random-move" and c.reuse_bots is True
     assert c.limits == Limits(memory_bytes=512 * 1024**2, cpu_seconds=300, processes=64,
-                              file_size_bytes=1024**3)
+                              file_size_bytes=1024**3, cpus=0.5)
     a, b, c2048 = c.bots
+    assert (a.build_network, c2048.build_network) == (False, True)
     assert a.time == TimeControl(move_ms=250, bank_ms=None, handshake_ms=3000, grace_ms=0)  # merged
     assert b.time == c.time
     assert b.command == ("sh", str(tmp_path / "b.sh"), "--level", "3")
@@ -228,6 +230,8 @@ def test_unknown_keys_name_file_line_key_and_suggest(tmp_path: Path) -> None:
         ("limits: {memory: lots}", "limits.memory: 'lots' is not understood; expected bytes, or a number"),
         ("limits: {cpu: 10ms}", "limits.cpu: '10ms' is not understood; expected CPU seconds"),
         ("limits: {processes: 0}", "limits.processes: 0 is too small; expected an integer >= 1"),
+        ("limits: {cpus: 0}", "limits.cpus: 0 is too small; expected a number of CPUs (1, 0.5, 2) from 0.01"),
+        ("limits: {cpus: two}", "limits.cpus: 'two' is not understood; expected a number of CPUs"),
         ("output: {database: [a]}", "output.database: a list is not a single value; expected a path"),
     ],
 )
