@@ -96,7 +96,10 @@ async def test_keyring_twin_learns_nothing_and_leaves_no_key(spy: Path) -> None:
     spy_stderr = [records[0].stderr[0], records[1].stderr[1]]
     assert [reports(s, "published") for s in spy_stderr] == [["EPERM"], ["EPERM"]]
     assert [reports(s, "learned") for s in spy_stderr] == [[], []]
-    assert pair not in Path("/proc/keys").read_text()  # nothing left behind either
+    assert pair not in Path("/proc/keys").read_text()  # nothing left behind either: no key, no cgroup
+    from arena.referee.sandbox import _CGROUPS
+
+    assert [e for root, _ in _CGROUPS._find() for e in os.listdir(root) if e.startswith("bot-")] == []
 
 
 async def test_keyring_twin_learns_the_opponents_hand_without_the_filter(spy: Path, monkeypatch) -> None:
