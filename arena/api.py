@@ -100,7 +100,7 @@ def run_tournament(
     config = dataclasses.replace(config, sandbox=resolve_sandbox(sandbox or config.sandbox))
     if config.sandbox == "bwrap":
         for bot in config.bots:
-            check_readable(bot.name, bot_files(bot.command, bot.cwd))
+            check_readable(bot.name, bot_files(bot.command, bot.cwd, extra=bot.sandbox_paths))
     # Everything cheap that can refuse the run comes before the builds: bad output paths, another run on
     # the database, a --fresh that would delete a file that is not this tournament's database.
     db_label = f"{config.where('output.database')}: output.database"

@@ -8,6 +8,12 @@ key). Two rules make a command written once work from anywhere:
   (``arena.protocol.botkit``) without any setup of its own.
 - Relative paths are relative to ``base_dir`` (a config file's directory, or the current directory for
   `arena match`), and are made absolute: a bot process runs in a fresh temporary directory by default.
+- The *script* of a command is what an interpreter is asked to run, in any language: the first argument
+  that is not an option and either ends like a script (``.py``, ``.js``, ...: it need not exist yet) or,
+  when the program is a system one (found on PATH or under /usr: an interpreter, not the bot's own
+  program), names an existing file (``tclsh bot.tcl``, ``guile bot.scm``, ``sbcl --script bot.lisp``).
+  Its folder is the bot's own in the sandbox (arena.referee.sandbox.bot_files). The arguments of a bot's
+  own program (``./mybot /home/me/weights.bin``) are its own business: no folder is shown for them.
 """
 
 from __future__ import annotations
@@ -34,8 +40,12 @@ class BotSpecError(ConfigError):
 # (a build may produce them), and the first one after the program must exist when the command is checked.
 SCRIPT_SUFFIXES = (
     ".py", ".pyz", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".php", ".jar",
+    ".java", ".tcl", ".R", ".jl", ".exs", ".scm", ".rkt", ".lisp", ".hs", ".awk", ".raku",
 )
 _PYTHON_NAMES = ("python", "python3")
+# Where the system's programs live: a program there (or found on PATH there) is an interpreter, whose first
+# plain argument that names a file is its script whatever it is called.
+_SYSTEM_PROGRAM_DIRS = ("/usr/", "/bin/", "/sbin/")
 
 
 def split_command(text: str | Sequence[str], base_dir: Path) -> list[str]:
@@ -61,7 +71,9 @@ def split_command(text: str | Sequence[str], base_dir: Path) -> list[str]:
         program = sys.executable
     elif "/" in program:
         program = _absolute(program, base)
-    return [program] + [_rewrite_argument(a, base) for a in argv[1:]]
+    script = _script_index(argv, base)
+    return [program] + [_absolute(a, base) if i == script else _rewrite_argument(a, base)
+                        for i, a in enumerate(argv[1:], 1)]
 
 
 def check_command(argv: Sequence[str], text: str | None = None, base_dir: Path | None = None) -> None:
@@ -179,12 +191,45 @@ def _rewrite_argument(arg: str, base: Path) -> str:
 
 
 def script_argument(argv: Sequence[str]) -> str | None:
-    """The script an interpreter is asked to run: the first non-option argument, if it has a script suffix."""
-    for arg in argv[1:]:
-        if arg.startswith("-"):
+    """The script an interpreter is asked to run (see the module doc), or None: the first argument that is
+    not an option and ends like a script, or names an existing file when the program is a system one.
+    Other words are skipped (``perl -I lib bot.pl``: ``lib``), so plain arguments (``./mybot 5``) give None."""
+    index = _script_index(argv, None)
+    return None if index is None else argv[index]
+
+
+def _script_index(argv: Sequence[str], base: Path | None) -> int | None:
+    """Where `script_argument` is in ``argv``; a relative one is looked for in ``base`` (None: as it is)."""
+    interpreter: bool | None = None  # found out only when needed (it may look the program up on PATH)
+    for i, arg in enumerate(argv[1:], 1):
+        if not arg or arg.startswith("-") or "://" in arg:
             continue
-        return arg if _looks_like_script(arg) else None
+        if _looks_like_script(arg):
+            return i
+        if interpreter is None:
+            interpreter = _system_program(argv[0])
+        if interpreter and _is_file(arg if base is None else _absolute(arg, base)):
+            return i
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _system_program(program: str) -> bool:
+    """Whether ``program`` is one of the system's (under /usr, /bin, /sbin, or the Python running arena),
+    not a bot's own: its real path, the PATH lookup's for a bare name."""
+    found = program if "/" in program else shutil.which(program)
+    if found is None:
+        return False
+    real = os.path.realpath(found)
+    prefixes = {os.path.realpath(p) + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return real.startswith((*_SYSTEM_PROGRAM_DIRS, *prefixes)) or found == sys.executable
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return os.path.isfile(path)
+    except ValueError:  # a NUL in it
+        return False
 
 
 def _program_path(program: str) -> str | None:

@@ -344,6 +344,43 @@ def test_command_in_config_dir_without_dot_slash_gets_a_hint(tmp_path: Path) -> 
     assert "write ./mybot" in one_problem(path)
 
 
+def test_a_script_of_any_language_is_the_command_s_script(tmp_path: Path) -> None:
+    """An interpreter's first plain argument that names a file is its script, whatever its ending: made
+    absolute from the config's directory (a bot runs elsewhere) and shown in its sandbox; a bot's own
+    program's file arguments are not (they would show their folders)."""
+    from arena.botspec import script_argument
+    from arena.referee.sandbox import bot_files
+
+    (tmp_path / "bot.scheme").write_text("(display 1)\n")
+    (tmp_path / "weights.bin").write_text("")
+    mybot = executable(tmp_path / "own" / "mybot")
+    path = write(tmp_path, """
+        name: t
+        bots:
+          - {name: a, command: sh -e bot.scheme 3}
+          - {name: b, command: ./own/mybot weights.bin 3}
+    """)
+    a, b = load_config(path).bots
+    assert a.command[1:] == ("-e", str(tmp_path / "bot.scheme"), "3")
+    assert script_argument(a.command) == str(tmp_path / "bot.scheme")
+    assert str(tmp_path) in bot_files(a.command, None)
+    assert b.command == (str(mybot), "weights.bin", "3") and script_argument(b.command) is None
+    assert bot_files(b.command, None) == (str(mybot), str(mybot.parent))
+
+
+def test_sandbox_paths(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    path = write(tmp_path, "name: t\nbots:\n  - {name: a, command: sh a.sh, sandbox_paths: [data, /usr/share]}\n"
+                           "  - {name: b, command: sh b.sh}\n")
+    assert load_config(path).bots[0].sandbox_paths == (tmp_path / "data", Path("/usr/share"))
+    assert load_config(path).bots[1].sandbox_paths == ()
+    for value, what in (("[nowhere]", f": {tmp_path}/nowhere not found"), ("/opt", ": '/opt' is not a list"),
+                        ("[/]", "[0]: / would show the whole machine to the bot")):
+        path = write(tmp_path, f"name: t\nbots:\n  - {{name: a, command: sh a.sh, sandbox_paths: {value}}}\n"
+                               "  - {name: b, command: sh b.sh}\n")
+        assert one_problem(path).startswith(f"{path}:3: bots[0].sandbox_paths{what}; expected "), value
+
+
 def test_command_not_executable_or_missing(tmp_path: Path) -> None:
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "x").write_text("#!/bin/sh\n")  # not chmod +x

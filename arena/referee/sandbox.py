@@ -386,14 +386,16 @@ def _runtime_dirs() -> list[str]:
 
 
 def bot_files(
-    argv: Sequence[str], cwd: Path | None, others: Iterable[Sequence[str]] = (), secrets: Iterable[Path | str] = ()
+    argv: Sequence[str], cwd: Path | None, others: Iterable[Sequence[str]] = (), secrets: Iterable[Path | str] = (),
+    extra: Iterable[Path | str] = (),
 ) -> tuple[str, ...]:
     """The bot's own files, which its sandbox shows read-only at their real paths, as a list of paths; a
     path written ``!path`` is hidden instead (an unreadable file or an empty folder in its place).
 
-    That is its ``cwd`` folder when one is set, and the folder of its script (the first argument with a
-    script suffix) or else of its program, so a bot made of several files works as written. Two things
-    keep a folder from showing more than the bot's own:
+    That is its ``cwd`` folder when one is set, the folder of its script (`arena.botspec.script_argument`:
+    ``tclsh bot.tcl`` as well as ``python bot.py``) and of its program (unless that is a system one), so a
+    bot made of several files works as written, and ``extra``: the paths the config adds for it
+    (``sandbox_paths``). Two things keep a folder from showing more than the bot's own:
 
     - the programs and scripts of the run's other bots (``others``): beside the bot's (a folder of reference
       bots) they are hidden; further down (the bot's folder holds other bots' folders, as a project root
@@ -411,11 +413,13 @@ def bot_files(
               for p in (other[0] if "/" in other[0] else None, script_argument(other)) if p}
     theirs = {p for p in theirs if p not in own and not _inside(p, runtime)}
     folders = [str(cwd)] if cwd is not None else []
-    main = script or program
-    if main:
+    folders += [os.path.abspath(p) for p in extra]
+    for main in (script, program):
+        if not main:
+            continue
         folder = os.path.dirname(os.path.abspath(main))
         below = [p for p in theirs if _inside(p, [folder]) and os.path.dirname(p) != folder]
-        if not below and not _inside(folder, _SYSTEM_DIRS):
+        if not below and not _inside(folder, [*_SYSTEM_DIRS, *runtime]) and folder not in folders:
             folders.append(folder)
     hidden = {p for p in theirs if _inside(p, folders) and os.path.isfile(p)}
     hidden |= {os.path.abspath(p) for p in secrets if _inside(os.path.abspath(p), folders)}
@@ -444,12 +448,65 @@ def _bot_paths(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | Non
     files = bot_files(argv, cwd) if files is None else files
     wanted = _runtime_dirs()
     program = argv[0] if "/" in argv[0] else shutil.which(argv[0])
+    if program:
+        wanted += _runtime_config(os.path.realpath(program))
     for path in (program, *(f for f in files if not f.startswith("!"))):
         if path:
             wanted += [path, os.path.realpath(path)]
     shown = _outermost(os.path.normpath(p) for p in wanted if p and os.path.exists(p))
     hidden = [f[1:] for f in files if f.startswith("!")]
     return shown, hidden + [os.path.realpath(p) for p in hidden if os.path.realpath(p) != p]
+
+
+# A runtime installed as a folder of its own with the program in its bin/ (a JDK: /usr/lib/jvm/<jdk>/bin/java,
+# /opt/node/bin/node, /usr/lib/postgresql/15/bin/...) may keep its configuration in /etc through symlinks
+# inside that folder (Debian's JDKs: conf/security/java.security -> /etc/java-17-openjdk/security/...); the
+# JVM does not start without them. Those targets are shown with the program. At most this many entries of
+# the folder are looked at.
+_RUNTIME_SCAN_LIMIT = 20_000
+
+
+@functools.lru_cache(maxsize=64)
+def _runtime_config(program: str) -> tuple[str, ...]:
+    """The files of /etc that symlinks in ``program``'s runtime folder (the parent of its bin/; ``program``
+    is a real path) point to, that everybody may read. Cached: a tournament starts the same program often."""
+    folder = os.path.dirname(os.path.dirname(program))
+    if os.path.basename(os.path.dirname(program)) != "bin" or folder in ("/", "/usr", "/usr/local"):
+        return ()
+    out: list[str] = []
+    seen = 0
+    for root, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            seen += 1
+            link = os.path.join(root, name)
+            try:
+                if not os.path.islink(link):
+                    continue
+                target = os.path.normpath(os.path.join(root, os.readlink(link)))
+                if _inside(target, ["/etc"]) and not _inside(target, _ETC_FILES) and _world_readable(target):
+                    out.append(target)
+            except OSError:
+                continue
+        if seen > _RUNTIME_SCAN_LIMIT:
+            break
+    return tuple(sorted(set(out)))
+
+
+def _world_readable(path: str) -> bool:
+    """Whether anybody may read ``path`` (a file; a folder also enter it), and every folder on its way."""
+    try:
+        real = os.path.realpath(path)
+        mode = os.stat(real).st_mode
+        if mode & (0o005 if stat.S_ISDIR(mode) else 0o004) != (0o005 if stat.S_ISDIR(mode) else 0o004):
+            return False
+        parent = os.path.dirname(real)
+        while parent not in ("/", ""):
+            if os.stat(parent).st_mode & 0o001 == 0:
+                return False
+            parent = os.path.dirname(parent)
+    except OSError:
+        return False
+    return True
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:

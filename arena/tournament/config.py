@@ -123,6 +123,8 @@ class BotConfig:
     # files and folders (absolute); False: the workers find the bot at its own paths (a shared filesystem)
     ship: bool | tuple[Path, ...] = False
     build_network: bool = False  # the build may reach the network (in its sandbox it has none otherwise)
+    # `sandbox_paths:` more files and folders (absolute) shown read-only in the bot's sandbox, at their paths
+    sandbox_paths: tuple[Path, ...] = ()
 
 
 ExecutorKind = Literal["local", "dask"]
@@ -230,7 +232,7 @@ class TournamentConfig:
         """The settings that determine results, as plain JSON data; ``hash`` is computed from this.
 
         Not included, so changing them keeps the same tournament: concurrency, workers, executor, output
-        paths, limits, sandbox, reuse_bots, cwd, build commands and ship.
+        paths, limits, sandbox, reuse_bots, cwd, build commands, ship and sandbox_paths.
         """
         return _result_settings(
             self.rules, self.format, self.challenger, self.rounds, self.duplicate, self.seed, self.time,
@@ -350,12 +352,25 @@ def check_bot_command(config: TournamentConfig, bot: BotConfig) -> None:
         key = f"bots[{index}].cwd"
         problems.append(Problem(str(config.source), config.lines.get(key), key, f"directory {bot.cwd} not found",
                                 _CWD_EXPECTED))
+    missing = _missing_path(bot.sandbox_paths)
+    if missing is not None:
+        key = f"bots[{index}].sandbox_paths"
+        problems.append(Problem(str(config.source), config.lines.get(key), key, f"{missing} not found",
+                                SANDBOX_PATHS_EXPECTED))
     if problems:
         raise ConfigFileError(problems)
 
 
 _COMMAND_EXPECTED = "a program that exists and is executable, or is found on PATH"
 _CWD_EXPECTED = "an existing directory (relative paths start at the config's directory)"
+SANDBOX_PATHS_EXPECTED = ("a list of existing files and folders the bot's sandbox shows read-only, e.g. "
+                          "sandbox_paths: [/opt/jdk, /etc/mybot.conf] (relative paths start at the config's "
+                          "directory)")
+
+
+def _missing_path(paths: Iterable[Path]) -> Path | None:
+    """The first of ``paths`` that does not exist (None: all do)."""
+    return next((p for p in paths if not os.path.lexists(p)), None)
 
 TOP_KEYS = (
     "name", "variant", "format", "challenger", "rounds", "duplicate", "seed", "concurrency", "workers",
@@ -363,7 +378,7 @@ TOP_KEYS = (
 )
 TIME_KEYS = ("move", "bank", "handshake", "grace")
 LIMIT_KEYS = ("memory", "cpu", "processes", "file_size", "cpus")
-BOT_KEYS = ("name", "command", "cwd", "build", "build_network", "time", "ship")
+BOT_KEYS = ("name", "command", "cwd", "build", "build_network", "time", "ship", "sandbox_paths")
 OUTPUT_KEYS = ("database", "report")
 
 _INVALID: Any = object()  # a value that was reported as a problem
@@ -791,6 +806,28 @@ class _Parser:
                 paths.append(Path(os.path.normpath(self.base_dir / os.path.expanduser(text))))
         return tuple(paths) if len(paths) == len(entries) else _INVALID
 
+    def sandbox_paths(self, item: Item) -> Any:
+        if item.is_scalar:
+            v = self.value(item)
+            if v is _INVALID or v is None:
+                return () if v is None else v
+            return self.bad(item, f"{self.describe(item)} is not a list", SANDBOX_PATHS_EXPECTED)
+        entries = self.sequence(item, SANDBOX_PATHS_EXPECTED)
+        if entries is None:
+            return _INVALID
+        paths: list[Path] = []
+        for entry in entries:
+            text = self.text_value(entry, SANDBOX_PATHS_EXPECTED)
+            if text is _INVALID:
+                continue
+            path = Path(os.path.normpath(self.base_dir / os.path.expanduser(text)))
+            if path == Path("/"):
+                self.bad(entry, "/ would show the whole machine to the bot", "the folders it needs, or "
+                         "sandbox: none to run bots without a sandbox (docs/SECURITY.md)")
+                continue
+            paths.append(path)
+        return tuple(paths) if len(paths) == len(entries) else _INVALID
+
     def output(self, item: Item) -> Any:
         if item.is_scalar and self.value(item) is None:
             return {}
@@ -840,11 +877,12 @@ class _Parser:
                 bot_time = self.time_control(fields["time"], time)
             ship = self.ship(fields["ship"]) if "ship" in fields else False
             build_network = self.boolean(fields["build_network"]) if "build_network" in fields else False
+            shown = self.sandbox_paths(fields["sandbox_paths"]) if "sandbox_paths" in fields else ()
             if len(self.problems) > before:
                 continue
             command_text, argv = command
             bot = BotConfig(name=name, command=tuple(argv), command_text=command_text, cwd=cwd, build=build,
-                            time=bot_time, ship=ship, build_network=build_network)
+                            time=bot_time, ship=ship, build_network=build_network, sandbox_paths=shown)
             if build is None:  # else the build may produce the program: checked after it ran
                 self.check_runnable(bot, fields)
             bots.append(bot)
@@ -881,6 +919,9 @@ class _Parser:
             self.bad(fields["command"], str(e), _COMMAND_EXPECTED)
         if bot.cwd is not None and not bot.cwd.is_dir():
             self.bad(fields["cwd"], f"directory {bot.cwd} not found", _CWD_EXPECTED)
+        missing = _missing_path(bot.sandbox_paths)
+        if missing is not None:
+            self.bad(fields["sandbox_paths"], f"{missing} not found", SANDBOX_PATHS_EXPECTED)
 
     def check_format(self, fmt: Any, challenger: Any, fmt_item: Item | None, ch_item: Item | None,
                      bots: list[BotConfig], bots_item: Item | None) -> None:

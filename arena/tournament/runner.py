@@ -77,7 +77,8 @@ def player_for(config: TournamentConfig, name: str, secrets: Iterable[Path] = ()
     others = [b.command for b in config.bots if b.name != name]
     spec = BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits,
                    sandbox=config.sandbox or "auto", fingerprint=fingerprint(bot.command),
-                   files=bot_files(bot.command, bot.cwd, others, [*run_secrets(config), *secrets]))
+                   files=bot_files(bot.command, bot.cwd, others, [*run_secrets(config), *secrets],
+                                   bot.sandbox_paths))
     return Player(spec, bot.time)
 
 
