@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-large bots clean browser sandbox
+.PHONY: demo test lint bench bench-large bots clean browser sandbox langs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,9 @@ bots:
 	$(MAKE) -s -C bots/ismcts
 
 # Debian packages a fresh machine may lack, installed when we can (root with apt): bubblewrap, the sandbox
-# every bot runs in (without it bots run unsandboxed after a loud warning; docs/SECURITY.md), and chromium
-# for the report's browser test (which skips itself, saying why, without it).
+# every bot runs in (without it bots run unsandboxed after a loud warning; docs/SECURITY.md), chromium
+# for the report's browser test, and the runtimes of the bots in other languages (tests that need one skip
+# themselves, saying why, without it).
 define apt_install
 	@command -v $(1) >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null) || \
@@ -31,11 +32,18 @@ sandbox:
 browser:
 	$(call apt_install,chromium,chromium)
 
+# The runtimes of tests/bots/langs (tests/test_langs.py skips a language, naming it, without its runtime).
+langs:
+	$(call apt_install,javac,default-jdk-headless)
+	$(call apt_install,tclsh,tcl)
+	$(call apt_install,ruby,ruby)
+	$(call apt_install,perl,perl)
+
 demo: $(STAMP) bots sandbox
 	$(VENV)/bin/arena run tournaments/demo.yaml
 
 # Style and types first: a ruff or mypy error fails `make test` before any test runs.
-test: lint bots sandbox browser
+test: lint bots sandbox browser langs
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
