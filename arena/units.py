@@ -8,7 +8,8 @@ and so that the CLI can check its options without loading the config, the refere
   ``bounded_duration`` (the same within bounds), ``duration_text`` (the way back), ``duration_expected``.
 - Sizes: ``parse_size`` (bytes from ``"512M"``, ``"2G"``, ``"1.5GiB"``, powers of 1024), ``size_text``.
 - CPU time: ``parse_cpu_seconds`` (whole seconds from ``300``, ``"300s"``, ``"5m"``).
-- Quoting: ``short_repr`` and ``clip`` keep a value or a library's message on one short line.
+- Quoting: ``short_repr`` and ``clip`` keep a value or a library's message on one short line;
+  ``printable`` makes what a bot wrote safe to print on a terminal.
 
 Every parser raises DurationError, which is both a ConfigError (arena exits 2 with its message) and a
 ValueError (so argparse ``type=`` callers report it as a bad option value).
@@ -38,6 +39,7 @@ __all__ = [
     "parse_cpu_seconds",
     "parse_duration",
     "parse_size",
+    "printable",
     "short_repr",
     "size_text",
 ]
@@ -195,3 +197,14 @@ def clip(text: str, limit: int = 200) -> str:
     """``text`` on one line and at most about ``limit`` characters (for library messages quoted in ours)."""
     text = " ".join(text.split())
     return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+# C0 controls but tab and newline, DEL, and C1 controls (U+0080-U+009F: 8-bit CSI and OSC among them)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but tab and newline shown as ``?``: what a bot wrote (its lines,
+    stderr, a termination's detail) printed on a terminal cannot move the cursor, clear the screen, set the
+    window's title or send anything back (ESC, CSI and OSC sequences lose their introducer)."""
+    return _CONTROL.sub("?", text)

@@ -130,6 +130,27 @@ def test_arena_transcript_prints_a_match(tmp_path: Path) -> None:
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_arena_transcript_does_not_let_a_bot_drive_the_terminal(tmp_path: Path) -> None:
+    """What a bot wrote (an info line, its stderr) is printed with its control characters as '?': ESC, the
+    8-bit CSI and BEL never reach the terminal. The database keeps them as they were."""
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: esc\nseed: 3\nvariant: {{preset: santase, match_target: 1}}\n"
+                      f"output: {{database: {tmp_path / 'esc.db'}}}\nbots:\n"
+                      f"  - {{name: escapes, command: python {BOTS / 'escapes.py'}}}\n"
+                      f"  - {{name: good, command: python {BOTS / 'good.py'}}}\n")
+    records: list[MatchRecord] = []
+    outcome = run_tournament(config, report=False, sandbox="none",
+                             on_progress=lambda _, rec: records.append(rec) if rec is not None else None)
+    rec = records[0]
+    seat = rec.bots.index("escapes")
+    assert any("\x1b]0;owned" in text for _, _, text in rec.transcripts[seat]) and "\x9b" in rec.stderr[seat]
+    run = subprocess.run([sys.executable, "-m", "arena", "transcript", str(outcome.database), rec.match_id],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert not any(c in run.stdout for c in "\x1b\x07\x9b"), run.stdout
+    assert "< info ?[2J?]0;owned?" in run.stdout and "escapes: ?[31mred?[0m ?2J ?" in run.stdout
+
+
 # ------------------------------------------------------------------------------- every rule switch, in process
 def _channel_player(name: str, version: str, seed: int) -> Player:
     """A seat played in this process (the ChannelBot arena serve uses for people): a seeded random legal

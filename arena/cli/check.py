@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.cli.options import add_sandbox_option, duration_option, int_option, transcripts_option
 from arena.game.variants import PRESETS
+from arena.units import printable
 
 if TYPE_CHECKING:
     from arena.compliance import CheckReport
@@ -64,7 +65,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         for rec in report.records:
             write_transcripts(rec, args.transcripts)
-    print(format_report(report, transcripts=args.transcripts))
+    # the report quotes the bot (its lines, stderr): nothing of it may drive the terminal
+    print(printable(format_report(report, transcripts=args.transcripts)))
     return 0 if report.passed else 1
 
 

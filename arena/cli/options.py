@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
-from arena.units import short_repr
+from arena.units import printable, short_repr
 
 
 @contextmanager
@@ -168,7 +168,6 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
 
 
 STDERR_TAIL_LINES = 5
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, width: int = 160) -> list[str]:
@@ -177,7 +176,7 @@ def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, width: int = 160) -> 
     kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
     out = []
     for line in kept:
-        line = _CONTROL.sub("?", line.expandtabs(4))
+        line = printable(line.expandtabs(4))
         out.append(line if len(line) <= width else line[:width - 3] + "...")
     return out
 
@@ -189,7 +188,7 @@ def termination_note(bot: str, kind: str, match_id: str, detail: str | None, std
     others = f" (the first of {count} terminations)" if count > 1 else ""
     lines = [f"{indent}{bot}: {kind}{others} in match {match_id}" + (":" if detail else "")]
     if detail:
-        lines.append(f"{indent}  {_CONTROL.sub('?', ' '.join(detail.split()))[:300]}")
+        lines.append(f"{indent}  {printable(' '.join(detail.split()))[:300]}")
     tail = stderr_tail(stderr)
     if tail:
         lines.append(f"{indent}  its stderr ended with:")

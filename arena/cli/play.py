@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.cli.options import add_rules_options, add_sandbox_option, duration_option, int_option, rules_option
 from arena.errors import ArenaError
+from arena.units import printable
 
 if TYPE_CHECKING:
     from arena.referee.record import MatchRecord
@@ -155,7 +156,7 @@ def describe_result(rec: MatchRecord, me: int, bot: str, move_ms: int) -> tuple[
 
 def _stderr_tail(text: str, whose: str) -> str:
     lines = text.rstrip().splitlines()[-STDERR_LINES:]
-    return "\n".join([f"last lines of {whose}'s stderr:", *(f"  {line}" for line in lines)]) if lines else ""
+    return "\n".join([f"last lines of {whose}'s stderr:", *(f"  {printable(line)}" for line in lines)]) if lines else ""
 
 
 def _isatty(fd: int) -> bool:

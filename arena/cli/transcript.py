@@ -10,6 +10,7 @@ from typing import Any
 
 from arena.cli.options import reading_database
 from arena.errors import ArenaError
+from arena.units import printable
 
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:
@@ -48,5 +49,6 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         out += [f"{ms:10.3f} {d} {text}" for ms, d, text in lines] if isinstance(lines, list) else [str(lines)]
         if s.stderr:
             out += ["", "--- stderr ---", s.stderr.rstrip("\n")]
-    sys.stdout.write("\n".join(out) + "\n")
+    # what the bot wrote (its lines, info, stderr) cannot drive the terminal: ESC and the rest become '?'
+    sys.stdout.write(printable("\n".join(out)) + "\n")
     return 0
