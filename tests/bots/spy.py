@@ -8,8 +8,10 @@ opponent held in the other game. In each game the spy publishes the hand it was 
 name, and looks for what its twin (the same program in the other game, or the same process) published:
 that is the hand its opponent holds now. It reports on stderr, one line each:
 
-    spy <channel> published=<ok|ERRNO>       whether publishing worked
-    spy <channel> learned=<cards>            the hand it found for its opponent (only when it found one)
+    spy <channel> <match id> published=<ok|ERRNO>   whether publishing worked
+    spy <channel> <match id> learned=<cards>        the hand it found for its opponent (when it found one)
+
+(A kept process's stderr may reach the record of its next match: the match id says which it was.)
 
 Channels:
 
@@ -40,8 +42,11 @@ SYS_ADD_KEY, SYS_KEYCTL = 248, 250  # x86-64
 REMEMBERED: dict[str, str] = {}  # pair -> hand, for the memory channel
 
 
+MATCH = "-"
+
+
 def report(key: str, value: str) -> None:
-    log(f"spy {CHANNEL} {key}={value}")
+    log(f"spy {CHANNEL} {MATCH} {key}={value}")
 
 
 def error_name() -> str:
@@ -121,6 +126,7 @@ HELD = None
 
 
 def main() -> None:
+    global MATCH
     handshake("spy", "1")
     pair = seat = learned = None
     first = True
@@ -130,7 +136,7 @@ def main() -> None:
             return
         word = line.split(" ", 1)[0]
         if word == "match":
-            match_id = line.split()[1]
+            match_id = MATCH = line.split()[1]
             pair = match_id.rsplit("-g", 1)[0]
             seat = line.split()[2].split("=")[1]
             first = True
