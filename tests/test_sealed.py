@@ -310,3 +310,20 @@ def _cmdlines() -> list[tuple[int, str]]:
         except OSError:
             pass
     return out
+
+
+async def test_the_sandboxes_init_shows_no_host_path(tmp_path: Path) -> None:
+    """pid 1 inside is bubblewrap's init: its command line held every path shown or masked (a database's
+    name beside the bot), until the options came on a descriptor."""
+    hostile = bot_copy(tmp_path / "hostile-bot", "hostile.py", "_common.py")
+    marker = f"secret-{uuid.uuid4().hex[:12]}"
+    (hostile.parent / f"{marker}.db").write_text("results\n")
+    argv, good = (sys.executable, str(hostile), "find-secret", marker), (sys.executable, str(GOOD))
+    files = bot_files(argv, None, [good], [hostile.parent / f"{marker}.db"])
+    assert f"!{hostile.parent / marker}.db" in files  # masked, so bubblewrap is told its path
+    a = Player(BotSpec("hostile", argv, sandbox="bwrap", files=files), TC)
+    b = player("good", good, [argv])
+    with trio.fail_after(120):
+        rec = await play_match("hostile-vs-good-p0-g0", (a, b), ONE_DEAL, SEED, SEED)
+    assert "evidence find-secret found=none" in rec.stderr[0], rec.stderr[0]
+    assert "evidence find-secret searched=" in rec.stderr[0]
