@@ -3,7 +3,8 @@ reference bot of tests/bots/langs against a Python one. Each test skips itself, 
 that runtime is not installed (`make test` installs them where it can: root with apt).
 
 What they catch: a script the sandbox does not show (``tclsh bot.tcl``: no known ending), and a runtime
-whose configuration lives in /etc behind symlinks (Debian's JDK: conf/security/java.security)."""
+whose configuration lives in /etc behind symlinks (Debian's JDK: conf/security/java.security). And when a
+bot does not start in the sandbox, its termination says what to add."""
 
 from __future__ import annotations
 
@@ -32,13 +33,15 @@ def needs(*programs: str) -> None:
         pytest.skip(f"{' and '.join(missing)} not installed (Debian: apt-get install default-jdk-headless tcl ruby)")
 
 
-def play(tmp_path: Path, entry: str) -> list[str]:
+def play(tmp_path: Path, entry: str, memory: str = "2G") -> list[str]:
     """One pair (two matches) of the bot ``entry`` (a YAML mapping's keys) against good.py, sandboxed; the
     terminations of both matches, as 'bot kind: detail'."""
-    good = bot_copy(tmp_path / "good", "good.py", "_common.py")
+    good = tmp_path / "good" / "good.py"
+    if not good.exists():
+        bot_copy(good.parent, "good.py", "_common.py")
     config = tmp_path / "t.yaml"
     config.write_text(
-        "name: langs\nseed: 5\nrounds: 1\nsandbox: bwrap\nconcurrency: 2\n"
+        f"name: langs\nseed: 5\nrounds: 1\nsandbox: bwrap\nconcurrency: 2\nlimits: {{memory: {memory}}}\n"
         "variant: {preset: santase, match_target: 3}\ntime: {move: 5s, handshake: 30s}\n"
         f"bots:\n  - {{name: lang, {entry}}}\n  - {{name: good, command: python {good}}}\n"
         f"output: {{database: {tmp_path / 'arena.db'}}}\n")
@@ -84,3 +87,28 @@ def test_a_java_source_file_plays_in_the_sandbox(tmp_path: Path) -> None:
     folder.chmod(0o755)
     shutil.copy(LANGS / "Bot.java", folder / "Bot.java")
     assert play(tmp_path, f"command: {JAVA} java/Bot.java") == []
+
+
+async def test_a_match_says_which_file_a_sandboxed_bot_could_not_find(tmp_path: Path) -> None:
+    """The referee's own termination, in a match: a bot that crashes at start because a file it reads is not
+    in its sandbox gets a detail naming that file and what to do (the run's start-up check shows the same)."""
+    from arena.game import PRESETS
+    from arena.referee.clock import TimeControl
+    from arena.referee.match import Player, play_match
+    from arena.referee.process import BotSpec
+
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    (data / "weights.bin").write_bytes(b"\0")
+    bot = bot_copy(tmp_path / "needs", "needs_file.py", "_common.py")
+    good = bot_copy(tmp_path / "good", "good.py", "_common.py")
+    tc = TimeControl(handshake_ms=30_000)
+    players = (Player(BotSpec("needs", ("/usr/bin/python3", str(bot), str(data / "weights.bin")), sandbox="bwrap"), tc),
+               Player(BotSpec("good", ("/usr/bin/python3", str(good)), sandbox="bwrap"), tc))
+    rec = await play_match("m", players, PRESETS["santase"], 1, 1)
+    [t] = rec.terminations
+    assert (t.bot, t.kind) == ("needs", "crash")
+    assert t.detail == ("the bot exited with status 1 while the referee waited for the handshake; "
+                        f"{data / 'weights.bin'} exists on this machine but not in the bot's sandbox: add what it "
+                        "needs to the bot's sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: "
+                        "none, --sandbox none)"), t.detail

@@ -378,7 +378,7 @@ class BotProcess:
             self.stderr += data[:room]
         self.stderr_dropped += max(0, len(data) - max(room, 0))
 
-    def _drain_stderr(self) -> None:
+    def drain_stderr(self) -> None:
         """Take what is still in the stderr pipe once the bot has ended, before its reader is cancelled.
 
         The reader task may not have run since the bot's last write (a traceback, a goodbye after ``quit``):
@@ -668,7 +668,7 @@ class BotProcess:
             if self.sandbox is not None:
                 # its namespace's init, re-parented to us when bubblewrap's monitor exited first
                 await reap_orphaned_inits()
-            self._drain_stderr()
+            self.drain_stderr()
             self._scope.cancel()
             # the descriptors' numbers may be reused once closed: nothing of this bot reads or writes them now
             # (a read finds the end of stdout, a write a closed stdin, as they would on the closed pipes)

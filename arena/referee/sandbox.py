@@ -29,6 +29,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import os
+import re
 import resource
 import shutil
 import stat
@@ -55,6 +56,7 @@ __all__ = [
     "check_readable",
     "plan_sandbox",
     "resolve_sandbox",
+    "sandbox_hint",
 ]
 
 SandboxKind = Literal["bwrap", "none"]
@@ -507,6 +509,42 @@ def _world_readable(path: str) -> bool:
     except OSError:
         return False
     return True
+
+
+# What a failing program says about a file it could not find or open (bash, Python, Perl, Java, Tcl, the
+# dynamic linker, ...): only paths on such lines are looked at.
+_NOT_FOUND = re.compile(r"no such file|not found|cannot|can't|could not|couldn't|unable to|failed to|error|missing",
+                        re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w.~-])/[^\s'\"`:;,()<>\[\]{}]+")
+_PATH_SYSTEM = ("/proc", "/dev")  # made by bubblewrap in every sandbox (its /tmp is its own: the host's is not)
+
+
+def sandbox_hint(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None, said: str) -> str | None:
+    """What to tell the user when a sandboxed bot failed to start: the paths its error output (``said``)
+    names that exist on this machine but are not shown in its sandbox, and what to do about them; None when
+    it names none. A path masked on purpose (another bot's program, the run's files) is never suggested."""
+    binds, hidden = _bot_paths(argv, cwd, files)
+    shown = [*_SYSTEM_DIRS, *(p for p in _ETC_FILES if os.path.exists(p)), *binds, *_PATH_SYSTEM]
+    found: list[str] = []
+    for line in said.splitlines():
+        if not _NOT_FOUND.search(line):
+            continue
+        for match in _PATH.finditer(line):
+            path = os.path.normpath(match.group().rstrip("."))
+            real = os.path.realpath(path)
+            if not os.path.exists(path) or _inside(path, hidden) or _inside(real, hidden):
+                continue
+            if _inside(path, shown) and _inside(real, shown):
+                continue
+            named = path if real == path else f"{path} (a link to {real})"
+            if named not in found:
+                found.append(named)
+    if not found:
+        return None
+    which = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    verb = "exists" if len(found) == 1 else "exist"
+    return (f"{which} {verb} on this machine but not in the bot's sandbox: add what it needs to the bot's "
+            "sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)")
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:

@@ -6,6 +6,7 @@ Violation with its Termination; the match loop (arena.referee.match) decides wha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NoReturn, cast
@@ -18,6 +19,8 @@ from arena.protocol.codec import BotProtocolError, decode_bot_bytes, encode
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess, BotSpec, Broken, Eof, Line, start_bot
 from arena.referee.record import Termination
+from arena.referee.sandbox import sandbox_hint
+from arena.units import size_text
 
 if TYPE_CHECKING:
     from arena.referee.channel import ChannelBot
@@ -85,7 +88,10 @@ class BotHandle:
             raise Violation(Termination.CRASH, f"cannot start {command}: {e.strerror or e}") from None
         self.bot = bot
         self.pids.append(bot.proc.pid)
-        self.hello = await _handshake(bot, self.player.time)
+        try:
+            self.hello = await _handshake(bot, self.player.time)
+        except Violation as v:
+            raise await _explained(bot, v) from None
         return bot
 
     async def discard(self, error: Violation | None = None) -> None:
@@ -110,6 +116,38 @@ class BotHandle:
 
     async def aclose(self) -> None:
         await self.quit()
+
+
+# What a runtime says when it cannot get the memory it asks for at start (a JVM's reservations, Python's
+# MemoryError, C++'s bad_alloc, malloc's ENOMEM)
+_OUT_OF_MEMORY = re.compile(r"could not allocate|could not reserve|insufficient memory|out of memory|MemoryError|"
+                            r"cannot allocate memory|bad_alloc", re.IGNORECASE)
+
+
+async def _explained(bot: BotProcess, v: Violation) -> Violation:
+    """The violation of a bot that did not complete its handshake, with what its own words suggest: files
+    that exist here but not in its sandbox (`sandbox_hint`), or a start that ran out of memory under
+    ``limits.memory``. Its last words are taken first: the rest of its stderr, and the lines after the one
+    it answered with, once it exits (a runtime that prints an error and exits; at most half a second)."""
+    if bot.alive and v.line is not None:
+        await bot.wait_exit(0.5)
+    bot.drain_stderr()
+    said = [bot.stderr_text(), v.line or ""]
+    said += [item.raw.decode("utf-8", "replace") for item in bot.pending_now() if isinstance(item, Line)]
+    text = "\n".join(said)
+    spec = bot.spec
+    hints = []
+    if bot.sandbox is not None:
+        hint = sandbox_hint(spec.argv, spec.cwd, spec.files, text)
+        if hint is not None:
+            hints.append(hint)
+    memory = spec.limits.memory_bytes
+    if memory is not None and _OUT_OF_MEMORY.search(text):
+        hints.append(f"it may have run out of memory: limits.memory ({size_text(memory)}) caps each process's "
+                     "address space (RLIMIT_AS), which counts what a runtime reserves, not only what it uses; raise "
+                     "it, or have the runtime reserve less (a JVM: java -Xmx256m -XX:CompressedClassSpaceSize=64m; "
+                     "docs/CONFIG.md)")
+    return Violation(v.kind, "; ".join([v.detail, *hints]), v.line) if hints else v
 
 
 def check_program(spec: BotSpec) -> None:
