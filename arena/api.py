@@ -115,6 +115,8 @@ def run_tournament(
         doomed = fresh_files(config.database, config.name) if fresh else []
         builds = run_builds(config)
         provenance = bot_provenance(config, builds)
+        if config.executor.kind == "local":  # (a Dask cluster's workers start the bots from their own files)
+            preflight_config(config)
         for path in doomed:  # only now: a failed build must not have cost the old results
             path.unlink(missing_ok=True)
             log(f"--fresh: removed {path}")
@@ -132,6 +134,18 @@ def run_tournament(
             assert config.seed is not None
             return TournamentOutcome(config.name, Path(config.database), writer.index if writer else None,
                                      config.seed, store.count(config.name), left, interrupted)
+
+
+def preflight_config(config: TournamentConfig) -> None:
+    """Start every bot of ``config`` once, as its matches will (sandbox, limits, time control, what it may
+    see), and take its handshake: BotStartError (exit 2) naming each bot that fails, before any match is
+    played or stored, instead of a tournament of its crashes (arena.tournament.preflight)."""
+    from arena.tournament.preflight import preflight
+    from arena.tournament.runner import player_for
+
+    players = [player_for(config, bot.name) for bot in config.bots]
+    where = [f"{config.where(f'bots[{i}].command')}: bots[{i}]" for i in range(len(config.bots))]
+    preflight(players, config.concurrency, where)
 
 
 def _with_executor(config: TournamentConfig, executor: str | None, workers: int | None) -> TournamentConfig:
@@ -426,8 +440,12 @@ def play_match(
     database = None if db is None else Path(db)
     if database is not None:  # before any bot starts, the handshake probe included
         check_database_path(database, "--db")
+    # every bot is started once first: one that cannot complete its handshake stops the series here
+    # (BotStartError), and the names it gives are its display names unless `names` are given
+    hellos = hello_names((argv[0], argv[1]), chosen, time_control or TimeControl(), secrets, strict=True,
+                         labels=names or fallback)
     if names is None:
-        names = handshake_names((argv[0], argv[1]), fallback, chosen, time_control or TimeControl(), secrets)
+        names = display_names((hellos[0], hellos[1]), fallback)
     concurrency = concurrency or min(os.cpu_count() or 1, MAX_CONCURRENCY)
     with tempfile.TemporaryDirectory(prefix="arena-match-") as scratch:
         path = database or Path(scratch) / "match.db"
@@ -571,37 +589,31 @@ def handshake_names(
 
 def hello_names(
     argvs: Sequence[Sequence[str]], sandbox: str = "auto", time_control: TimeControl | None = None,
-    secrets: Sequence[Path] = (),
+    secrets: Sequence[Path] = (), strict: bool = False, labels: Sequence[str] | None = None,
 ) -> list[str | None]:
     """The name each bot gives in its handshake, or None for a bot that gives no hello (it crashes, stays
-    silent or answers wrongly: the match that follows shows why). The bots are started at once, each in its
-    sandbox as a match would start it (every other bot's program hidden), answer ``arena ...`` and are sent
-    ``quit``."""
+    silent or answers wrongly: the match that follows shows why). ``strict``: such a bot is an error instead
+    (BotStartError, naming its command, why and the end of its stderr). The bots are started at once, each
+    in its sandbox as a match would start it (every other bot's program hidden), answer ``arena ...`` and
+    are sent ``quit``. ``labels``: the bots' names in such an error (default bot0, bot1, ...)."""
     import trio
 
     from arena.referee.clock import TimeControl
     from arena.referee.process import BotSpec, Limits
     from arena.referee.sandbox import bot_files
-    from arena.referee.session import Player, probe_hello
+    from arena.referee.session import Player
+    from arena.tournament.preflight import BotStartError, failures, probe_all
 
     tc = time_control or TimeControl()
     commands = [tuple(a) for a in argvs]
-    names: list[str | None] = [None] * len(commands)
-
-    async def probe(i: int) -> None:
-        others = [c for j, c in enumerate(commands) if j != i]
-        spec = BotSpec(name=f"bot{i}", argv=commands[i], limits=Limits(), sandbox=sandbox,
-                       files=bot_files(commands[i], None, others, secrets))
-        hello = await probe_hello(Player(spec, tc))
-        names[i] = None if hello is None else hello.name
-
-    async def probe_all() -> None:
-        async with trio.open_nursery() as nursery:
-            for i in range(len(commands)):
-                nursery.start_soon(probe, i)
-
-    trio.run(probe_all)
-    return names
+    players = [Player(BotSpec(name=labels[i] if labels else f"bot{i}", argv=command, limits=Limits(), sandbox=sandbox,
+                              files=bot_files(command, None, commands[:i] + commands[i + 1:], secrets)), tc)
+               for i, command in enumerate(commands)]
+    probes = trio.run(probe_all, players, len(players))
+    failed = failures(players, probes, [shlex.join(c) for c in commands])
+    if strict and failed:
+        raise BotStartError(failed)
+    return [None if p.hello is None else p.hello.name for p in probes]
 
 
 def display_names(hellos: tuple[str | None, str | None], fallback: tuple[str, str]) -> tuple[str, str]:

@@ -9,7 +9,7 @@ and so that the CLI can check its options without loading the config, the refere
 - Sizes: ``parse_size`` (bytes from ``"512M"``, ``"2G"``, ``"1.5GiB"``, powers of 1024), ``size_text``.
 - CPU time: ``parse_cpu_seconds`` (whole seconds from ``300``, ``"300s"``, ``"5m"``).
 - Quoting: ``short_repr`` and ``clip`` keep a value or a library's message on one short line;
-  ``printable`` makes what a bot wrote safe to print on a terminal.
+  ``printable`` makes what a bot wrote safe to print on a terminal, ``stderr_tail`` the end of its stderr.
 
 Every parser raises DurationError, which is both a ConfigError (arena exits 2 with its message) and a
 ValueError (so argparse ``type=`` callers report it as a bad option value).
@@ -41,6 +41,7 @@ __all__ = [
     "parse_size",
     "printable",
     "short_repr",
+    "stderr_tail",
     "size_text",
 ]
 
@@ -208,3 +209,17 @@ def printable(text: str) -> str:
     stderr, a termination's detail) printed on a terminal cannot move the cursor, clear the screen, set the
     window's title or send anything back (ESC, CSI and OSC sequences lose their introducer)."""
     return _CONTROL.sub("?", text)
+
+
+STDERR_TAIL_LINES = 5
+
+
+def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, width: int = 160) -> list[str]:
+    """The last non-blank lines of a bot's stderr, as safe to print: control characters (a terminal's
+    escape sequences) shown as ``?`` (`printable`), each line cut to ``width`` characters."""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    out = []
+    for line in kept:
+        line = printable(line.expandtabs(4))
+        out.append(line if len(line) <= width else line[:width - 3] + "...")
+    return out

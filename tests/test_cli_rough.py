@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import arena
+from arena.referee.sandbox import bwrap_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -77,27 +80,28 @@ def test_set_typo_gets_did_you_mean_before_any_bot_starts():
         assert "unknown rule parameter" in lines[0] and "(did you mean 'match_target'?)" in lines[0], lines
 
 
-# ------------------------------------------------------------------ a crash at start-up says why
-TRACEBACK_END = "RuntimeError: crash_start: deliberate crash before the handshake"
+# ------------------------------------------------------------------ a crash says why
+TRACEBACK_END = "RuntimeError: crash_turn: deliberate crash at the first turn"
+START_TRACEBACK_END = "RuntimeError: crash_start: deliberate crash before the handshake"
 
 
 def test_match_summary_shows_the_end_of_a_crashed_bots_stderr():
-    result = arena_cli("match", "tests/bots/crash_start.py", "tests/bots/good.py", "--matches", "2", "--seed", "1",
+    result = arena_cli("match", "tests/bots/crash_turn.py", "tests/bots/good.py", "--matches", "2", "--seed", "1",
                        "--sandbox", "none")
     assert result.returncode == 0, result.stderr
     summary = result.stdout
     assert "terminations: crash 2" in summary
     # under the summary: which match, the referee's reason, and the traceback's last line (not only "(crash)")
-    assert "crash_start: crash (the first of 2 terminations) in match crash_start-vs-good-p0-g0:" in summary
-    assert "exited with status 1 while the referee waited for the handshake" in summary
+    assert "crash_turn: crash (the first of 2 terminations) in match crash_turn-vs-good-p0-g0:" in summary
+    assert "exited with status 1 while the referee waited for the turn" in summary
     assert f"| {TRACEBACK_END}" in summary
     # the per-match progress line says why too
-    assert "(crash by crash_start: the bot exited with status 1" in result.stderr
-    as_json = arena_cli("match", "tests/bots/crash_start.py", "tests/bots/good.py", "--matches", "2", "--seed", "1",
+    assert "(crash by crash_turn: the bot exited with status 1" in result.stderr
+    as_json = arena_cli("match", "tests/bots/crash_turn.py", "tests/bots/good.py", "--matches", "2", "--seed", "1",
                         "--sandbox", "none", "--json")
     first = json.loads(as_json.stdout)["first_termination"]
     assert first["good"] is None
-    assert first["crash_start"]["kind"] == "crash" and first["crash_start"]["stderr_tail"][-1] == TRACEBACK_END
+    assert first["crash_turn"]["kind"] == "crash" and first["crash_turn"]["stderr_tail"][-1] == TRACEBACK_END
 
 
 def test_run_progress_and_standings_show_the_end_of_a_crashed_bots_stderr(tmp_path: Path):
@@ -107,10 +111,11 @@ name: crashers
 seed: 3
 rounds: 1
 sandbox: none
+concurrency: 1
 variant: {{preset: santase, match_target: 2}}
 bots:
-  - name: crash_start
-    command: {BOTS}/crash_start.py
+  - name: crash_turn
+    command: {BOTS}/crash_turn.py
   - name: good
     command: {BOTS}/good.py
 output:
@@ -119,12 +124,42 @@ output:
     result = arena_cli("run", str(config), "--no-report")
     assert result.returncode == 0, result.stderr
     # progress (stderr, not a terminal): the first termination of the bot, at once, with its stderr
-    assert "arena: crash_start: crash in match crash_start-vs-good-p0-g0:" in result.stderr
+    assert "arena: crash_turn: crash in match crash_turn-vs-good-p0-g0:" in result.stderr
     assert f"| {TRACEBACK_END}" in result.stderr
     # standings: the column counts them, and the note under the table says why
-    assert re.search(r"crash_start .* crash 2$", result.stdout, re.M), result.stdout
-    assert "crash_start: crash (the first of 2 terminations) in match crash_start-vs-good-p0-g0:" in result.stdout
+    assert re.search(r"crash_turn .* crash 2$", result.stdout, re.M), result.stdout
+    assert "crash_turn: crash (the first of 2 terminations) in match crash_turn-vs-good-p0-g0:" in result.stdout
     assert f"| {TRACEBACK_END}" in result.stdout
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_a_bot_that_cannot_start_stops_run_and_match_before_any_match(tmp_path: Path, sandbox: str):
+    """A bot that crashes before its handshake would lose every match the same way: `arena run` and `arena
+    match` start each bot once first, and stop with one message (exit 2) naming the bot, the termination,
+    the end of its stderr; nothing is played or stored."""
+    if sandbox == "bwrap" and bwrap_problem() is not None:
+        pytest.skip(f"no sandbox here: {bwrap_problem()}")
+    config = tmp_path / "t.yaml"
+    database = tmp_path / "db" / "arena.db"
+    config.write_text(f"name: crashers\nseed: 3\nrounds: 6\nsandbox: {sandbox}\nbots:\n"
+                      f"  - {{name: good, command: {BOTS}/good.py}}\n"
+                      f"  - {{name: crash_start, command: {BOTS}/crash_start.py}}\n"
+                      f"output: {{database: {database}}}\n")
+    run = arena_cli("run", str(config), "--no-report")
+    match = arena_cli("match", "tests/bots/crash_start.py", "tests/bots/good.py", "--matches", "4", "--seed", "1",
+                      "--sandbox", sandbox, "--db", str(tmp_path / "m.db"))
+    for result, where in ((run, f"{config}:7: bots[1]: bot crash_start"),
+                          (match, f"{BOTS}/crash_start.py: bot crash_start")):
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr.split("|")[0] and "match 1/" not in result.stderr, result.stderr
+        said = "".join(line for line in result.stderr.splitlines(True) if not line.startswith("arena: WARNING"))
+        assert said.startswith("arena: a bot could not start and complete the handshake, so no match was "
+                               "played:\n"), result.stderr
+        assert f"{where} did not complete its handshake (crash):" in result.stderr
+        assert "exited with status 1 while the referee waited for the handshake" in result.stderr
+        assert f"| {START_TRACEBACK_END}" in result.stderr
+        assert "good" not in result.stderr.replace(str(BOTS / "good.py"), "")
+    assert not database.exists() and not (tmp_path / "m.db").exists()
 
 
 # ------------------------------------------------------------------ stderr after match-end and quit is kept

@@ -4,7 +4,7 @@ that runtime is not installed (`make test` installs them where it can: root with
 
 What they catch: a script the sandbox does not show (``tclsh bot.tcl``: no known ending), and a runtime
 whose configuration lives in /etc behind symlinks (Debian's JDK: conf/security/java.security). And when a
-bot does not start in the sandbox, its termination says what to add."""
+bot does not start in the sandbox, `arena run` stops before any match and says what to add."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 
 from arena.api import run_tournament
 from arena.referee.sandbox import bwrap_problem
+from arena.tournament.preflight import BotStartError
 from arena.tournament.store import Store
 from tests.harness import bot_copy
 
@@ -112,3 +113,40 @@ async def test_a_match_says_which_file_a_sandboxed_bot_could_not_find(tmp_path: 
                         f"{data / 'weights.bin'} exists on this machine but not in the bot's sandbox: add what it "
                         "needs to the bot's sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: "
                         "none, --sandbox none)"), t.detail
+
+
+def test_a_jvm_over_the_memory_limit_is_told_what_to_do(tmp_path: Path) -> None:
+    """Without its flags a JVM cannot reserve its class space under RLIMIT_AS 2G: the run stops before any
+    match, and the message says it is the memory limit and what a JVM needs."""
+    needs("java")
+    folder = tmp_path / "java"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    shutil.copy(LANGS / "Bot.java", folder / "Bot.java")
+    with pytest.raises(BotStartError) as info:
+        play(tmp_path, "command: java java/Bot.java")
+    [failure] = info.value.failures
+    assert failure.name == "lang" and failure.kind in ("handshake", "crash"), failure
+    assert "limits.memory (2 GiB) caps each process's address space" in failure.detail, failure
+    assert "-Xmx256m -XX:CompressedClassSpaceSize=64m" in str(info.value)
+    assert not (tmp_path / "arena.db").exists()
+
+
+def test_a_file_the_sandbox_does_not_show_is_named_with_what_to_add(tmp_path: Path) -> None:
+    """A bot that reads a file outside its folder before its handshake crashes in the sandbox: the run stops
+    before any match, naming that file and sandbox_paths; with the folder in sandbox_paths it plays."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    data.chmod(0o755)
+    (data / "weights.bin").write_bytes(b"\0" * 16)
+    bot = bot_copy(tmp_path / "needs", "needs_file.py", "_common.py")
+    with pytest.raises(BotStartError) as info:
+        play(tmp_path, f"command: python {bot} {data / 'weights.bin'}")
+    [failure] = info.value.failures
+    assert (failure.name, failure.kind) == ("lang", "crash"), failure
+    assert f"{data / 'weights.bin'} exists on this machine but not in the bot's sandbox: add what it needs to the " \
+           "bot's sandbox_paths (docs/CONFIG.md)" in failure.detail, failure
+    assert "FileNotFoundError" in failure.stderr
+    assert "did not complete its handshake (crash)" in str(info.value) and "sandbox_paths" in str(info.value)
+    assert not (tmp_path / "arena.db").exists()
+    assert play(tmp_path, f"command: python {bot} {data / 'weights.bin'}, sandbox_paths: [data]") == []

@@ -27,6 +27,7 @@ from arena.protocol import botkit
 from arena.protocol.codec import decode_referee_line, encode
 from arena.protocol.messages import V1_1, Hello
 from arena.referee.record import MatchRecord, Termination
+from arena.tournament.preflight import BotStartError
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -160,12 +161,27 @@ def test_a_bot_that_chooses_1_0_gets_no_1_1_key(answer):
     assert "tracker: checked" in rec.stderr[0]
 
 
-def test_a_version_the_referee_did_not_offer_is_a_handshake_violation():
-    (rec,) = play(TRACKER + ["--version", "1.2"], RANDOM, "santase", seed=14, matches=1)
+async def test_a_version_the_referee_did_not_offer_is_a_handshake_violation():
+    from arena.referee.clock import TimeControl
+    from arena.referee.match import Player, play_match
+    from arena.referee.process import BotSpec
+
+    tc = TimeControl()
+    players = (Player(BotSpec("tracker", tuple(TRACKER + ["--version", "1.2"]), sandbox="none"), tc),
+               Player(BotSpec("random", tuple(RANDOM), sandbox="none"), tc))
+    rec = await play_match("m", players, PRESETS["santase"], 14, 14)
     (term,) = rec.terminations
     assert term.kind is Termination.HANDSHAKE and term.seat == 0
     assert "version 1.2 is not offered (the referee speaks 1 1.1)" in term.detail
     assert tuple(rec.transcripts[0][0][1:]) == (">", "arena 1 1.1")
+
+
+def test_a_series_with_a_bot_of_a_version_not_offered_stops_before_its_first_match():
+    """`arena match` starts each bot once first, and stops there with the same reason."""
+    with pytest.raises(BotStartError) as info:
+        play(TRACKER + ["--version", "1.2"], RANDOM, "santase", seed=14, matches=1)
+    [failure] = info.value.failures
+    assert failure.kind == "handshake" and "version 1.2 is not offered" in failure.detail
 
 
 def test_the_1_1_example_in_protocol_md_follows_from_the_transcripts_events():
@@ -305,11 +321,11 @@ def test_handshake_names_are_made_valid_and_unique(tmp_path):
     odd = [sh_bot(tmp_path, "three", "fine_name"), sh_bot(tmp_path, "four", "not/a/name")]
     outcome = arena.play_match(*odd, matches=1, seed=1, rules="santase", sandbox="none")
     assert outcome.names == ("fine_name", "bot-2")  # the second from its command line, as without a handshake
-    # a bot that gives no hello keeps its command's name; the match then shows why
+    # a bot that gives no hello plays no match: the series stops before, naming it by its command's name
     crash = f"{PY} {BOTS / 'crash_start.py'}"
-    outcome = arena.play_match(crash, sh_bot(tmp_path, "five", "steady"), matches=1, seed=1, sandbox="none")
-    assert outcome.names == ("crash_start", "steady")
-    assert outcome.summary["terminations"]["crash_start"] == {"crash": 1}
+    with pytest.raises(BotStartError) as info:
+        arena.play_match(crash, sh_bot(tmp_path, "five", "steady"), matches=1, seed=1, sandbox="none")
+    assert [(f.name, f.kind) for f in info.value.failures] == [("crash_start", "crash")]
     # names given win over the handshake
     outcome = arena.play_match(*odd, matches=1, seed=1, sandbox="none", names=("x", "y"))
     assert outcome.names == ("x", "y")

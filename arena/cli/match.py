@@ -17,12 +17,12 @@ from arena.cli.options import (
     int_option,
     names_option,
     rules_option,
-    stderr_tail,
     termination_note,
     transcripts_option,
 )
 from arena.errors import ConfigError
 from arena.referee.policy import ViolationPolicy
+from arena.units import stderr_tail
 
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
-from arena.units import printable, short_repr
+from arena.units import printable, short_repr, stderr_tail
 
 
 @contextmanager
@@ -167,18 +167,6 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
-STDERR_TAIL_LINES = 5
-
-
-def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, width: int = 160) -> list[str]:
-    """The last non-blank lines of a bot's stderr, as safe to print: control characters (a terminal's
-    escape sequences) shown as ``?``, each line cut to ``width`` characters."""
-    kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
-    out = []
-    for line in kept:
-        line = printable(line.expandtabs(4))
-        out.append(line if len(line) <= width else line[:width - 3] + "...")
-    return out
 
 
 def termination_note(bot: str, kind: str, match_id: str, detail: str | None, stderr: str, indent: str = "  ",

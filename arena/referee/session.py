@@ -228,18 +228,33 @@ async def _handshake(bot: BotProcess, tc: TimeControl) -> m.BotHello:
         return msg
 
 
-async def probe_hello(player: Player, kill_grace: float = 1.0) -> m.BotHello | None:
-    """Start the bot, take its handshake and end the session with ``quit``: the hello it gave, or None when
-    it gave none (it crashed, stayed silent or answered wrongly; a match would show why)."""
+@dataclass(frozen=True)
+class Probe:
+    """What starting a bot once showed: the hello it gave, or the Violation that ended its start (a crash,
+    silence, a wrong answer: the termination a match would record), and its stderr."""
+
+    hello: m.BotHello | None
+    violation: Violation | None
+    stderr: str
+
+
+async def probe(player: Player, kill_grace: float = 1.0) -> Probe:
+    """Start the bot as a match does, take its handshake and end the session with ``quit``."""
+    violation = None
     async with trio.open_nursery() as nursery:
         handle = BotHandle(player, nursery, kill_grace)
         try:
             await handle.start()
-        except Violation:
-            return None
-        finally:
-            await handle.quit()
-        return handle.hello
+        except Violation as v:
+            violation = v
+        bot = handle.bot
+        await handle.quit()
+    return Probe(None if violation else handle.hello, violation, bot.stderr_text() if bot is not None else "")
+
+
+async def probe_hello(player: Player, kill_grace: float = 1.0) -> m.BotHello | None:
+    """`probe`'s hello: None when the bot gave none (it crashed, stayed silent or answered wrongly)."""
+    return (await probe(player, kill_grace)).hello
 
 
 def shown(item: Line | Eof | Broken) -> str:
