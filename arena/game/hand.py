@@ -303,7 +303,7 @@ class Deal:
 
     def _marriage(self, seat: int, card: Card) -> None:
         suit = card.suit
-        pts = self.rules.trump_marriage_points if suit == self.trump else self.rules.marriage_points
+        pts = self.rules.marriage_value(suit, self.trump)
         self.marriages.append((seat, suit))
         partner = Card.of(KING if card.rank == QUEEN else QUEEN, suit)
         self.known[seat] |= 1 << partner

@@ -142,6 +142,11 @@ class RuleSet:
         limit = self.close_min_talon
         return None if limit == "none" else max(1, limit)
 
+    def marriage_value(self, suit: int, trump: int) -> int:
+        """What a marriage in ``suit`` is worth when ``trump`` is the trump suit (before the rules on when it
+        counts: `Deal` decides whether it counts now, waits, or is void)."""
+        return self.trump_marriage_points if suit == trump else self.marriage_points
+
     @property
     def exchange_rank_index(self) -> int:
         return -1 if self.exchange_rank == "none" else RANKS.index(self.exchange_rank)

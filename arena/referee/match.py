@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import trio
@@ -79,8 +80,13 @@ class MatchRunner:
         match_seed: int,
         policy: ViolationPolicy = ViolationPolicy.LOSE_MATCH,
         keep: bool = False,
+        on_change: Callable[[Match], None] | None = None,
     ) -> None:
         self.rules = rules
+        # Called, in the referee's task, after each change of the game (a deal starts, an action is applied, a
+        # deal or the match ends): what watches a match live (arena serve's table) asks the engine at once,
+        # instead of waiting for a seat's next turn line. It must not block or raise.
+        self.on_change = on_change
         self.keep = keep  # the caller keeps the processes for more matches: no `quit` after this one
         self.policy = ViolationPolicy(policy)  # the text form too, as it arrives from a worker's JSON
         self.seats = (_Seat(0, handles[0]), _Seat(1, handles[1]))
@@ -146,6 +152,7 @@ class MatchRunner:
             line = encode(m.DealStart(index, deal.dealer))
             for seat in self.seats:
                 seat.outbox.append(line)
+            self._changed()
             seen = 0
             while deal.result is None and match.winner is None:
                 seat = self.seats[deal.to_move]
@@ -158,14 +165,21 @@ class MatchRunner:
                     break
                 deal.apply_legal(action)  # a reply is checked against the legal list (_decide)
                 seen = self._distribute(deal, seen)
+                self._changed()
             if match.over:  # forfeited during the deal
                 self._record_deal(deal, forfeit=True)
                 break
             assert deal.result is not None
             match.finish_deal()
+            self._changed()
             self._record_deal(deal, forfeit=deal.result.reason is DealEndReason.FORFEIT)
             await self._send_deal_end(deal.result)
+        self._changed()
         await self._send_match_end()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.match)
 
     async def _quit_bots(self) -> None:
         """End both sessions (``quit``, the grace, stop) before the record is final, so that what a bot
@@ -378,18 +392,20 @@ async def play_match(
     policy: ViolationPolicy = ViolationPolicy.LOSE_MATCH,
     handles: tuple[BotHandle, BotHandle] | None = None,
     keep: bool | None = None,
+    on_change: Callable[[Match], None] | None = None,
 ) -> MatchRecord:
     """Play one match. With ``handles`` the caller's (possibly reused) bot processes are used; without,
     processes are started for this match. ``keep`` (default: whether ``handles`` were given) leaves the
     processes running for more matches; otherwise each is sent ``quit`` and stopped before the record is
-    final, so the record holds what it writes to stderr on its way out."""
+    final, so the record holds what it writes to stderr on its way out. ``on_change`` is called with the
+    match after every change of its state (see MatchRunner)."""
     keep = handles is not None if keep is None else keep
     if handles is not None:
-        return await MatchRunner(match_id, handles, rules, deal_seed, match_seed, policy, keep).play()
+        return await MatchRunner(match_id, handles, rules, deal_seed, match_seed, policy, keep, on_change).play()
     async with trio.open_nursery() as nursery:
         own = (BotHandle(players[0], nursery), BotHandle(players[1], nursery))
         try:
-            return await MatchRunner(match_id, own, rules, deal_seed, match_seed, policy, keep).play()
+            return await MatchRunner(match_id, own, rules, deal_seed, match_seed, policy, keep, on_change).play()
         finally:
             with trio.CancelScope(shield=True):
                 async with trio.open_nursery() as quitters:

@@ -21,6 +21,8 @@ from typing import Any
 
 import trio
 
+from arena.game.cards import Card
+from arena.game.match import Match
 from arena.game.variants import RuleSet
 from arena.referee.clock import TimeControl
 from arena.referee.match import Player, play_match
@@ -28,6 +30,7 @@ from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.seeds import derive_seed
 from arena.serve.seat import Watched, WebSeat
+from arena.serve.table import picture
 from arena.tournament.build import BotProvenance
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import player_for
@@ -88,6 +91,9 @@ class Room:
     record: MatchRecord | None = None
     spectators: int = 0
     failure: str | None = None
+    match: Match | None = None  # the referee's game, once it has begun (read at each page's update)
+    replay: str | None = None  # the replay page, once the match is recorded
+    rematch: str | None = None  # the code of the room a player opened for a rematch
 
     def seat_of(self, token: str | None) -> int | None:
         if not token:
@@ -103,20 +109,34 @@ class Room:
         return next((i for i, s in enumerate(self.slots) if s.bot is None and s.token is None), None)
 
     def viewer(self) -> WebSeat | None:
-        """The seat whose lines feed the public picture (the first person's)."""
+        """The first person's seat (a spectator is told the end of the match as that seat was)."""
         return next((s.web for s in self.slots if s.web is not None), None)
 
+    def changed(self, match: Match) -> None:
+        """The referee's call after each change of the match (``on_change``): every page is sent the news."""
+        self.match = match
+        self.watched.bump()
+
     def state(self, seat: int | None) -> dict[str, Any]:
-        web = self.slots[seat].web if seat is not None else self.viewer()
-        names = [s.name for s in self.slots]
-        if web is None or not web.started:  # nothing from the referee yet: the names and the room
-            base = WebSeat(names[0], 0, (names[0], names[1]), Watched()).public_state(self.phase)
-            base.update(seat=seat, variant=self.variant, target=self.rules.match_target)
-        else:
-            base = web.state(self.phase) if seat is not None else web.public_state(self.phase)
-        base.update(code=self.code, quick=self.quick, waiting=[s.token is None and s.bot is None for s in self.slots],
-                    failure=self.failure, present=[s.bot is not None or s.sockets > 0 for s in self.slots])
-        return base
+        """What one page is sent: the table as ``seat`` (None: a spectator) may see it, and the room."""
+        web = self.slots[seat].web if seat is not None else None
+        out: dict[str, Any] = {"type": "state", "phase": self.phase, "seat": seat,
+                               "names": [s.name for s in self.slots], "bots": [s.bot is not None for s in self.slots],
+                               "variant": self.variant, "target": self.rules.match_target}
+        out.update(picture(self.match, seat))
+        out.update(legal=[], clock_ms=None, note=None, values={})
+        if web is not None:
+            out.update(web.turn())
+            deal = self.match.deals[-1] if self.match is not None and self.match.deals else None
+            if deal is not None:  # what each marriage on offer is worth: the rules' figure, for its button
+                out["values"] = {t: self.rules.marriage_value(Card.parse(t[6:]).suit, deal.trump)
+                                 for t in out["legal"] if t.startswith("marry:")}
+        shown = web or self.viewer()
+        out.update(result=shown.result if shown is not None else None, replay=self.replay, rematch=self.rematch,
+                   code=self.code, quick=self.quick, failure=self.failure,
+                   waiting=[s.token is None and s.bot is None for s in self.slots],
+                   present=[s.bot is not None or s.sockets > 0 for s in self.slots])
+        return out
 
 
 class RoomHall:
@@ -262,10 +282,9 @@ class RoomHall:
     # ------------------------------------------------------------------ playing
     def _start(self, room: Room) -> None:
         room.phase = "playing"
-        names = (room.slots[0].name, room.slots[1].name)
         for i, slot in enumerate(room.slots):
             if slot.bot is None:
-                slot.web = WebSeat(slot.name, i, names, room.watched)
+                slot.web = WebSeat(slot.name, i, room.watched)
         self.nursery.start_soon(self._play, room)
 
     def _player(self, slot: Slot) -> Player:
@@ -299,20 +318,17 @@ class RoomHall:
             players = (self._player(room.slots[0]), self._player(room.slots[1]))
             async with trio.open_nursery() as watch:
                 watch.start_soon(self._watch_leaves, room)
-                rec = await play_match(room.match_id, players, room.rules, seed, seed)
+                rec = await play_match(room.match_id, players, room.rules, seed, seed, on_change=room.changed)
                 watch.cancel_scope.cancel()
             store.save(rec)
             room.record = rec
             for slot in room.slots:  # a seat ended by a termination is not sent match-end: tell its page
                 if slot.web is not None and slot.web.result is None:
                     slot.web.result = {"winner": rec.winner, "score": list(rec.score), "reason": str(rec.reason)}
-                    slot.web.score = list(rec.score)
                     slot.web.legal, slot.web.deadline = [], None
             self.changed[room.variant] += 1
             if self.replay_url is not None:
-                for slot in room.slots:
-                    if slot.web is not None:
-                        slot.web.replay = self.replay_url(room.variant, room.match_id)
+                room.replay = self.replay_url(room.variant, room.match_id)
         except Exception as e:  # a broken game must not take the server down; say so on the page
             log.exception("room %s failed", room.code)
             room.failure = str(e) or type(e).__name__

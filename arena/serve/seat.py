@@ -1,13 +1,11 @@
 """The web seat: a person's seat of the referee, as the browser sees it.
 
 A WebSeat is what stands behind a ChannelBot (arena.referee.channel). It answers the handshake, decodes each
-referee line with the protocol's codec, keeps the seat's picture of the game (built only from what the
-referee sent this seat: its turn lines and its events, already filtered to the seat's view), and bumps a
-version that the seat's WebSockets wait on, each then sending the newest state. A message from a browser is
-checked (`WebSeat.act`) before anything reaches the referee: only a legal action of the current turn, on
-this seat's turn, is written into the channel as the seat's reply.
-
-Spectators get `public_state`: no hand, no known cards, no drawn cards.
+referee line with the protocol's codec, keeps what the referee told this seat alone (the turn's legal
+actions and clock, the end of the match), and bumps a version that the room's WebSockets wait on, each then
+sending the newest state. A message from a browser is checked (`WebSeat.act`) before anything reaches the
+referee: only a legal action of the current turn, on this seat's turn, is written into the channel as the
+seat's reply. The table itself is drawn from the engine (arena.serve.table).
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from arena.protocol.codec import RefereeProtocolError, decode_referee_line
 from arena.referee.channel import ChannelBot, left
 
 MAX_MESSAGE_BYTES = 1024  # a browser's message: {"type": "action", "action": "marry:Qh"} is 40 bytes
-LOG_KEEP = 40  # events of the current deal kept for the page
 CLIENT_TYPES = ("action", "ping")
 
 
@@ -71,39 +68,21 @@ def parse_ui_token(text: str) -> Action:
 
 
 class WebSeat:
-    """One person's seat in one match."""
+    """One person's seat in one match: the referee's side of it (the handshake, the turn's legal actions and
+    clock, the end of the match) and the check of what the person's pages send. What the table shows is
+    not kept here: every page is drawn from the engine (arena.serve.table) as soon as anything changes."""
 
-    def __init__(self, name: str, index: int, names: tuple[str, str], watched: Watched) -> None:
+    def __init__(self, name: str, index: int, watched: Watched) -> None:
         self.name = name
         self.index = index  # the seat the room gives this person (the match line confirms it)
-        self.names = names
         self.watched = watched  # the room's: a change here is news for its players and spectators
         self.channel: ChannelBot | None = None
         self.gone: str | None = None  # why the person is gone for good, once they are
-        self.rules: dict[str, str] = {}
-        self.score = [0, 0]
-        self.deal = 0
-        self.dealer: int | None = None
-        self.hand: list[str] = []
-        self.known: list[str] = []
-        self.trump = ""
-        self.trump_card: str | None = None
-        self.talon: int | None = None
-        self.closed_by: int | None = None
-        self.points = [0, 0]
-        self.pending = [0, 0]
-        self.tricks = [0, 0]
-        self.table: list[list[Any]] = []  # [seat, card] of the trick being played
-        self.last_trick: dict[str, Any] | None = None
         self.legal: list[Action] = []
         self.deadline: float | None = None  # trio clock: when this seat's time for the turn runs out
-        self.to_move: int | None = None
-        self.log: list[dict[str, Any]] = []
-        self.deals: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
         self.note: str | None = None  # the referee's error line to this seat, if any
         self.started = False
-        self.replay: str | None = None
         self.refused = 0
 
     # ------------------------------------------------------------------ the referee's side
@@ -137,25 +116,14 @@ class WebSeat:
         match msg:
             case m.Hello():
                 channel.reply(f"bot 1.1 {self.name}")
-            case m.MatchStart(_, seat, _, rules):
-                self.index, self.rules, self.started = seat, rules, True
-            case m.DealStart(index, dealer):
-                self.deal, self.dealer = index + 1, dealer
-                self.hand, self.known, self.table, self.last_trick, self.log = [], [], [], None, []
-                self.points, self.pending, self.tricks = [0, 0], [0, 0], [0, 0]
-                self.closed_by, self.trump_card, self.talon = None, None, None
-                self.to_move = 1 - dealer
-            case m.Turn(view, legal, time_ms, _):
-                self._turn(view, legal, time_ms)
-            case m.DealEnd(winner, gp, reason, points, score):
-                self.score = list(score)
-                self.points = list(points)
-                self.deals.append({"deal": self.deal, "winner": winner, "game_points": gp, "reason": reason,
-                                   "points": list(points), "score": list(score)})
-                self._log({"kind": "deal-end", "seat": winner, "points": gp, "reason": reason})
+            case m.MatchStart(_, seat, _, _):
+                self.index, self.started = seat, True
+            case m.Turn(_, legal, time_ms, _):
+                self.legal = list(legal)
+                self.deadline = trio.current_time() + time_ms / 1000
+            case m.DealEnd():
                 self._idle()
             case m.MatchEnd(winner, score, reason):
-                self.score = list(score)
                 self.result = {"winner": winner, "score": list(score), "reason": reason}
                 self._idle()
             case m.Error(code, text):
@@ -163,74 +131,9 @@ class WebSeat:
                 self._idle()
             case m.Quit():
                 channel.exit()
-            case _:
-                self._event(msg)
 
     def _idle(self) -> None:
-        self.legal, self.deadline, self.to_move = [], None, None
-
-    def _turn(self, view: Any, legal: Sequence[Action], time_ms: int) -> None:
-        me, other = self.index, 1 - self.index
-        self.hand = [str(c) for c in view.hand]
-        self.known = [str(c) for c in view.opponent_known]
-        self.trump = view.trump_char
-        self.trump_card = None if view.trump_card is None else str(view.trump_card)
-        self.talon = view.talon_size
-        self.closed_by = view.closed_by
-        self.points[me], self.points[other] = view.points
-        self.tricks[me], self.tricks[other] = view.tricks
-        self.pending[me] = view.pending_marriage
-        if view.opponent_pending is not None:
-            self.pending[other] = view.opponent_pending
-        self.score[me], self.score[other] = view.match_score
-        self.legal = list(legal)
-        self.deadline = trio.current_time() + time_ms / 1000
-        self.to_move = me
-
-    def _event(self, msg: Any) -> None:
-        match msg:
-            case m.Played(seat, card):
-                if len(self.table) >= 2:
-                    self.table = []
-                self.table.append([seat, str(card)])
-                if seat == self.index and str(card) in self.hand:
-                    self.hand.remove(str(card))
-                self.to_move = 1 - seat if len(self.table) == 1 else None
-                self._log({"kind": "play", "seat": seat, "card": str(card)})
-            case m.TrickWon(seat, points):
-                self.last_trick = {"cards": self.table, "winner": seat, "points": points}
-                self.table = []
-                self.tricks[seat] += 1
-                self.points[seat] += points + self.pending[seat]
-                self.pending[seat] = 0
-                self.to_move = seat
-                self._log({"kind": "trick", "seat": seat, "points": points})
-            case m.MarriageShown(seat, card, points):
-                immediate = self.rules.get("marriage_credit", "immediate") == "immediate"
-                if immediate and self.tricks[seat] > 0:
-                    self.points[seat] += points
-                else:
-                    self.pending[seat] += points
-                self._log({"kind": "marriage", "seat": seat, "card": str(card), "points": points})
-            case m.Exchanged(seat, card):
-                self._log({"kind": "exchange", "seat": seat, "card": str(card)})
-            case m.Closed(seat):
-                self.closed_by = seat
-                self._log({"kind": "close", "seat": seat})
-            case m.Drew(seat, card):
-                if self.talon:
-                    self.talon -= 1
-                if card is not None and str(card) == self.trump_card:
-                    self.trump_card = None
-                if seat == self.index and card is not None:
-                    self.hand.append(str(card))
-                self._log({"kind": "draw", "seat": seat, "card": None if card is None else str(card)})
-            case m.Declared(seat, points):
-                self._log({"kind": "declare", "seat": seat, "points": points})
-
-    def _log(self, entry: dict[str, Any]) -> None:
-        self.log.append(entry)
-        del self.log[:-LOG_KEEP]
+        self.legal, self.deadline = [], None
 
     # ------------------------------------------------------------------ the browser's side
     def act(self, raw: str | bytes) -> Refusal | None:
@@ -256,8 +159,6 @@ class WebSeat:
             return self.refuse(Refusal("illegal", f"{ui_token(action)} is not legal now; legal: {legal}"))
         self.channel.reply(str(action))
         self.legal, self.deadline = [], None
-        if action.card is not None and action.kind in ("play", "marriage"):
-            self.to_move = None  # the echo of the play (with the next turn line) says who is next
         self.watched.bump()
         return None
 
@@ -265,28 +166,10 @@ class WebSeat:
         self.refused += 1
         return refusal
 
-    # ------------------------------------------------------------------ what a page is sent
-    def state(self, phase: str) -> dict[str, Any]:
-        """This seat's whole picture, for its own browser."""
-        out = self.public_state(phase)
+    def turn(self) -> dict[str, Any]:
+        """What only this seat's own pages get besides the table: its legal moves, its clock, the referee's note."""
         clock = None if self.deadline is None else max(0, round((self.deadline - trio.current_time()) * 1000))
-        out.update(seat=self.index, hand=self.hand, known=self.known, legal=[ui_token(a) for a in self.legal],
-                   clock_ms=clock, note=self.note)
-        out["log"] = self.log
-        return out
-
-    def public_state(self, phase: str) -> dict[str, Any]:
-        """What anyone watching may see: no hand, no known cards, no drawn card."""
-        return {
-            "type": "state", "phase": phase, "seat": None, "names": list(self.names),
-            "variant": self.rules.get("variant"), "target": _int_or_none(self.rules.get("match_target")),
-            "deal": self.deal, "dealer": self.dealer, "score": self.score, "points": self.points,
-            "pending": self.pending, "tricks": self.tricks, "trump": self.trump, "trump_card": self.trump_card,
-            "talon": self.talon, "closed_by": self.closed_by, "table": self.table, "last_trick": self.last_trick,
-            "to_move": self.to_move, "deals": self.deals, "result": self.result, "replay": self.replay,
-            "log": [{**e, "card": None} if e["kind"] == "draw" else e for e in self.log],
-            "hand": [], "known": [], "legal": [], "clock_ms": None, "note": None,
-        }
+        return {"legal": [ui_token(a) for a in self.legal], "clock_ms": clock, "note": self.note}
 
 
 def read_message(raw: str | bytes) -> tuple[Refusal | None, str | None]:
@@ -306,11 +189,3 @@ def read_message(raw: str | bytes) -> tuple[Refusal | None, str | None]:
     if not isinstance(token, str):
         return Refusal("malformed", "an action message has an \"action\" string"), None
     return None, token
-
-
-def _int_or_none(text: str | None) -> int | None:
-    """A number of the match line (text on the wire) as the browser's first state gives it: a number."""
-    try:
-        return None if text is None else int(text)
-    except ValueError:
-        return None
