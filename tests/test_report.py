@@ -453,7 +453,7 @@ def test_all_links_resolve_and_nothing_is_remote(real: tuple[Store, Path]) -> No
         assert "https://" not in text
         for s in p.scripts:  # only our own script and the list of matches (the viewer adds a data file)
             src = s.get("src") or ""
-            assert src.endswith("static/report.js") or src == "data/matches.js", (page, s)
+            assert src.endswith(("static/report.js", "static/cards.js")) or src == "data/matches.js", (page, s)
     assert viewed >= {"random-vs-greedy-p0-g0", "random-vs-garbage-p0-g0"}
     assert len(list((report / "data").glob("*.js"))) == 6 + 1  # one per match, and the list of matches
     css = (report / "static" / "report.css").read_text()

@@ -453,6 +453,50 @@ def test_an_address_it_cannot_listen_on_is_one_line_and_exit_2(tmp_path: Path) -
             assert done.returncode == 2 and done.stderr.count("\n") == 1 and line in done.stderr, done.stderr
 
 
+async def raw_status(port: int, host: str | None, path: str = "/", websocket: bool = False) -> int:
+    """The status of one raw HTTP/1.1 request naming ``host`` (None: no Host header at all)."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        head = f"GET {path} HTTP/1.1\r\n" + (f"Host: {host}\r\n" if host is not None else "")
+        if websocket:
+            head += ("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n")
+        await stream.send_all((head + "Connection: close\r\n\r\n" if not websocket else head + "\r\n").encode())
+        data = b""
+        with trio.fail_after(30):
+            while b"\r\n" not in data:
+                chunk = await stream.receive_some(1024)
+                if not chunk:
+                    break
+                data += chunk
+    return int(data.split(b" ")[1])
+
+
+async def test_a_foreign_host_header_is_refused(server: Server, tmp_path: Path) -> None:
+    """DNS rebinding: a page of evil.example whose name now points at 127.0.0.1 sends Host: evil.example."""
+    port = server.port
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
+        assert await raw_status(port, host) == 200, host
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", f"localhost.evil:{port}",
+                 "bad host", f"127.0.0.1:{port}@evil.example"):
+        assert await raw_status(port, host) == 421, host
+    assert await raw_status(port, None) == 400
+    code = Browser(server).quick("random")
+    assert await raw_status(port, f"evil.example:{port}", f"/ws/{code}", websocket=True) == 403
+    assert await raw_status(port, f"127.0.0.1:{port}", f"/ws/{code}", websocket=True) == 101
+    # a name the server is told to answer to (a proxy's), with any port or the one given
+    other = start_server(tmp_path, "--allowed-host", "play.example.org", "--allowed-host", "cards.example:8443")
+    try:
+        for host, status in (("play.example.org", 200), ("play.example.org:443", 200), ("cards.example:8443", 200),
+                             ("cards.example", 421), ("evil.example", 421)):
+            assert await raw_status(other.port, host) == status, host
+    finally:
+        stop_server(other)
+    done = subprocess.run([*ARENA, "serve", "--allowed-host", "evil example"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--allowed-host" in done.stderr, done.stderr
+
+
 async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None:
     b = Browser(server)
     async with connect(server, b.quick("greedy"), b.cookie()) as ws:  # at least one game in the database
@@ -470,7 +514,8 @@ async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None
         async def first_update() -> None:
             stream = await trio.open_tcp_stream("127.0.0.1", watch.port)
             async with stream:
-                await stream.send_all(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+                await stream.send_all(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{watch.port}\r\n"
+                                      "Accept: text/event-stream\r\n\r\n".encode())
                 seen = b""
                 while seen.count(b"data: ") < 2:  # the hello, then a change
                     seen += await stream.receive_some(4096)

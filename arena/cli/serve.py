@@ -20,13 +20,16 @@ name: serve
 bots:
   - name: greedy
     command: python greedy.py
+  - name: ismcts
+    command: ismcts/ismcts --ms 300
+    build: make -s -C ismcts
   - name: random
     command: python random.py --seed 1
 """
 
 EPILOG = """\
 Quick Play seats you against a bot of the registry (CONFIG's bots:, the same list a tournament plays; without
-CONFIG the reference bots greedy and random); "Create a room" gives a code to share with a friend. Every game
+CONFIG the reference bots greedy, ismcts and random); "Create a room" gives a code to share with a friend. Every game
 is recorded in --db (the first variant's games; another variant's go to the same name with the variant
 before .db), which `arena report` renders.
 
@@ -59,6 +62,9 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     )
     p.add_argument("config", metavar="CONFIG", nargs="?", help="tournament YAML whose bots: are the opponents")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST[:PORT]",
+                   help="a Host name the server also answers to (behind a proxy; repeatable); without it only "
+                        "the address it listens on: 127.0.0.1, localhost, [::1] or --host, with the port")
     p.add_argument("--port", type=_bounded(0, 65535), default=8066, help="port (default 8066; 0: any free one)")
     p.add_argument("--db", type=Path, default=None, help=f"database of the games (default {DEFAULT_DB} in the "
                    "current directory)")
@@ -89,12 +95,12 @@ def _registry(args: argparse.Namespace) -> Any:
 
     if args.config is not None:
         config = load_config(args.config)
-        run_builds(config)
     else:
         bots = Path(__file__).resolve().parent.parent.parent / "bots"
         if not (bots / "greedy.py").is_file():
             raise ConfigError("arena serve needs a CONFIG whose bots: are the opponents (no reference bots here)")
         config = parse_config(DEFAULT_REGISTRY, bots / "serve-registry.yaml")
+    run_builds(config)  # the reference ismcts is C: built (once; make does nothing when it is up to date)
     if args.sandbox is not None:
         config = dataclasses.replace(config, sandbox=args.sandbox)
     return config
@@ -144,6 +150,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     def seconds(text: str, option: str) -> float:
         return duration_option(text, option, "move") / 1000
 
+    from arena.serve.hosts import parse_allowed
+
+    args.allowed = parse_allowed(args.allowed_host)
     if args.watch is not None:
         if args.config is not None or args.db is not None:
             raise ConfigError("--watch DB serves a tournament's report: give it without CONFIG and --db")
@@ -207,6 +216,18 @@ def _url(binds: list[str]) -> str:
     return bind if bind.endswith("/") else bind + "/"
 
 
+def _gated(app: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """The application behind the Host check (arena.serve.hosts), and the gate, told the port once bound."""
+    from arena.serve.hosts import HostGate, check_host
+
+    gate = HostGate(args.host, args.allowed)
+    return check_host(app, gate), gate
+
+
+def _port(binds: list[str]) -> int:
+    return int(binds[0].rstrip("/").rsplit(":", 1)[1])
+
+
 async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any], db: Path, limits: Any) -> int:
     import trio
     from hypercorn.trio import serve
@@ -222,14 +243,16 @@ async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any]
             hall.close()
             raise
         app = build_app(hall)
+        gated, gate = _gated(app, args)
         try:
             nursery.start_soon(_run_until_signal, nursery)
             nursery.start_soon(hall.expire)
             try:
-                binds = await nursery.start(lambda task_status: serve(cast(Any, app), _hypercorn_config(args),
+                binds = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
                                                                       task_status=task_status))
             except OSError as e:
                 raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+            gate.listening(_port(binds))
             print(f"arena serve: {_url(binds)} (opponents: {', '.join(b.name for b in config.bots)}; "
                   f"games recorded in {db}); Ctrl-C stops", flush=True)
         except BaseException:
@@ -249,15 +272,16 @@ async def _watch(args: argparse.Namespace) -> int:
     watcher = Watcher(args.watch.absolute())
     try:
         await watcher.first()
-        app = build_watch_app(watcher)
+        gated, gate = _gated(build_watch_app(watcher), args)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_run_until_signal, nursery)
             nursery.start_soon(watcher.follow)
             try:
-                binds = await nursery.start(lambda task_status: serve(cast(Any, app), _hypercorn_config(args),
+                binds = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
                                                                       task_status=task_status))
             except OSError as e:
                 raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+            gate.listening(_port(binds))
             print(f"arena serve: {_url(binds)} (the report of {args.watch}, live); Ctrl-C stops", flush=True)
     finally:
         watcher.close()

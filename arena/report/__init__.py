@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["environment", "render_report"]
 
 _HERE = Path(__file__).resolve().parent
-STATIC_FILES = ("report.css", "report.js")
+STATIC_FILES = ("report.css", "board.css", "cards.js", "report.js")  # board.css, cards.js: shared with arena serve
 
 
 @functools.lru_cache(maxsize=1)

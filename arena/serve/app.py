@@ -37,6 +37,8 @@ _HERE = Path(__file__).resolve().parent
 _REPORT_STATIC = _HERE.parent / "report" / "static"
 STATIC = {
     "report.css": _REPORT_STATIC / "report.css",
+    "board.css": _REPORT_STATIC / "board.css",  # the board and the cards: the report's replay viewer's own
+    "cards.js": _REPORT_STATIC / "cards.js",
     "play.css": _HERE / "static" / "play.css",
     "play.js": _HERE / "static" / "play.js",
     "watch.js": _HERE / "static" / "watch.js",
@@ -54,6 +56,15 @@ def environment() -> jinja2.Environment:
     report = report_environment()
     return report.overlay(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(_HERE / "templates")),
                                                       report.loader]))  # type: ignore[list-item]
+
+
+STRENGTHS = {"random": "easy", "greedy": "medium", "ismcts": "strong"}  # the reference bots, as the demo rates them
+
+
+def strength(bot: str) -> str | None:
+    """How hard a registry bot is to beat, for the opponent list: known for arena's reference bots (by name,
+    as the demo and the default registry call them: ``c-random`` is a random bot too), else None."""
+    return STRENGTHS.get(bot) or STRENGTHS.get(bot.rsplit("-", 1)[-1])
 
 
 def normal_code(text: str) -> str | None:
@@ -148,7 +159,7 @@ def build_app(hall: RoomHall) -> Starlette:
         return response
 
     def refused(request: Request, e: Refused, status: int = 429) -> HTMLResponse:
-        return page(request, "serve_message.html", status, message=e.code, detail=str(e))
+        return page(request, "serve_message.html", status, message=e.code, detail=str(e), params=e.params)
 
     def client_of(request: Request | WebSocket) -> str:
         return request.client.host if request.client else "?"
@@ -170,7 +181,7 @@ def build_app(hall: RoomHall) -> Starlette:
 
     async def home(request: Request) -> Response:
         lang = lang_of(request)
-        return page(request, "serve_home.html", bots=[b.name for b in hall.registry.bots],
+        return page(request, "serve_home.html", bots=[(b.name, strength(b.name)) for b in hall.registry.bots],
                     variants=variants_for(lang))
 
     def to_room(room: Room, token: str | None) -> Response:
@@ -183,11 +194,12 @@ def build_app(hall: RoomHall) -> Starlette:
     def posted(handler: Callable[[Request, dict[str, str]], Response]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             if not same_origin(request.headers.get("origin"), request.headers.get("host")):
-                return Response("cross-site request refused", 403)
+                return refused(request, Refused("cross-site", "cross-site request refused"), 403)
             try:
                 return handler(request, await form(request))
             except Refused as e:
-                status = 404 if e.code.startswith("unknown") else 400 if e.code in ("too-long", "malformed") else 429
+                status = (404 if e.code.startswith("unknown") else 400 if e.code in ("too-long", "malformed")
+                          else 403 if e.code == "no-seat" else 429)
                 return refused(request, e, status)
         return endpoint
 
@@ -199,6 +211,16 @@ def build_app(hall: RoomHall) -> Starlette:
     def create(request: Request, fields: dict[str, str]) -> Response:
         room, token = hall.create_room(fields.get("variant") or None, client_of(request))
         return to_room(room, token)
+
+    def rematch(request: Request, fields: dict[str, str]) -> Response:
+        code = normal_code(request.path_params["code"])
+        room = hall.rooms.get(code) if code else None
+        if room is None or code is None:
+            raise Refused("unknown-room", "no such room")
+        if room.seat_of(request.cookies.get(f"seat_{code}")) is None:
+            raise Refused("no-seat", "only a player of this match can ask for a rematch")
+        again, token = hall.rematch(room, client_of(request))
+        return to_room(again, token)
 
     async def join(request: Request) -> Response:
         code = normal_code(request.query_params.get("code", ""))
@@ -232,7 +254,7 @@ def build_app(hall: RoomHall) -> Starlette:
     async def rules(request: Request) -> Response:
         variant = request.path_params["variant"]
         if variant not in hall.variants:
-            return page(request, "serve_message.html", 404, message="refused", detail=f"no variant {variant[:30]!r}")
+            return refused(request, Refused("unknown-variant", f"no variant {variant[:30]!r}", name=variant[:30]), 404)
         lang = lang_of(request)
         return page(request, "serve_rules.html", variant=variant, variant_label=variant_name(variant, lang),
                     sections=rules_sections(hall.variants[variant], lang), variants=variants_for(lang))
@@ -283,6 +305,7 @@ def build_app(hall: RoomHall) -> Starlette:
         Route("/", home),
         Route("/quick", posted(quick), methods=["POST"]),
         Route("/create", posted(create), methods=["POST"]),
+        Route("/rematch/{code}", posted(rematch), methods=["POST"]),
         Route("/join", join),
         Route("/room/{code}", room_page),
         Route("/rules/{variant}", rules),

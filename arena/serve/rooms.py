@@ -56,11 +56,13 @@ class Limits:
 
 
 class Refused(Exception):
-    """A request the server will not serve (a cap, an unknown name); the message is for the page."""
+    """A request the server will not serve (a cap, an unknown name). The page words it in its language from
+    ``code`` and ``params`` (arena.serve.i18n, ``refused_<code>``); ``detail`` is the English of it."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: str, detail: str, **params: object) -> None:
         super().__init__(detail)
         self.code = code
+        self.params = params
 
 
 @dataclass
@@ -197,20 +199,21 @@ class RoomHall:
             raise Refused("full", "the server has as many rooms as it allows; try again later")
         open_rooms = sum(1 for r in self.rooms.values() if r.client == client and r.phase != "over")
         if open_rooms >= self.limits.games_per_client:
-            raise Refused("too-many-games", f"at most {self.limits.games_per_client} open games per player")
+            raise Refused("too-many-games", f"at most {self.limits.games_per_client} open games per player",
+                          n=self.limits.games_per_client)
 
     def variant(self, name: str | None) -> str:
         if not name:
             return next(iter(self.variants))
         if name not in self.variants:
-            raise Refused("unknown-variant", f"no variant {name!r}")
+            raise Refused("unknown-variant", f"no variant {name!r}", name=name[:30])
         return name
 
     def quick_play(self, opponent: str | None, variant: str | None, client: str) -> tuple[Room, str]:
         """A room of a person (seat 0) against a registry bot, started at once; returns it and the token."""
         bot = opponent or self.registry.bots[0].name
         if bot not in self.players:
-            raise Refused("unknown-opponent", f"no opponent {bot!r}")
+            raise Refused("unknown-opponent", f"no opponent {bot!r}", name=bot[:30])
         v = self.variant(variant)
         self._check_caps(client)
         token = secrets.token_urlsafe(24)
@@ -232,6 +235,19 @@ class RoomHall:
         room.slots[0].left_at = trio.current_time()
         self.rooms[room.code] = room
         return room, token
+
+    def rematch(self, room: Room, client: str) -> tuple[Room, str | None]:
+        """A player of ``room`` asks for another match: Quick Play seats them against the same bot at once; in a
+        room the first to ask opens a new room (the other player's page offers its link), the second joins it."""
+        if room.quick:
+            return self.quick_play(room.slots[1].bot, room.variant, client)
+        again = self.rooms.get(room.rematch) if room.rematch else None
+        if again is not None:
+            return again, self.join(again)
+        again, token = self.create_room(room.variant, client)
+        room.rematch = again.code
+        room.watched.bump()
+        return again, token
 
     def join(self, room: Room) -> str | None:
         """Take the room's free seat (a new token), or None when there is none (the visitor watches)."""

@@ -203,26 +203,9 @@ var rebuildReplay = (function () {
   }
 
   /* ---------------------------------------------------------------- cards */
-  var SUIT = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
-  var SUIT_NAME = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
-
-  function cardEl(code, extra) {
-    var span = document.createElement("span");
-    var rank = code.charAt(0) === "T" ? "10" : code.charAt(0);
-    var suit = code.charAt(1);
-    span.className = "card" + (suit === "h" || suit === "d" ? " red" : "") + (extra ? " " + extra : "");
-    span.textContent = rank + (SUIT[suit] || "?");
-    span.title = rank + " of " + (SUIT_NAME[suit] || "?");
-    return span;
-  }
-
-  function suitEl(suit) {
-    var span = document.createElement("span");
-    span.className = "card" + (suit === "h" || suit === "d" ? " red" : "");
-    span.textContent = SUIT[suit] || "?";
-    span.title = SUIT_NAME[suit] || "?";
-    return span;
-  }
+  /* the shared card module (static/cards.js), as `arena serve`'s live table draws them */
+  function cardEl(code, extra) { return arenaCards.card(code, extra); }
+  function suitEl(suit) { return arenaCards.suit(suit); }
 
   function fill(el, nodes) {
     while (el.firstChild) el.removeChild(el.firstChild);
@@ -345,9 +328,7 @@ var rebuildReplay = (function () {
     });
     var talon = [];
     if (s.talon > 0) {
-      var back = el("span", "card back", String(s.talon));
-      back.title = s.talon + " cards in the talon";
-      talon.push(back);
+      talon.push(arenaCards.back(s.talon, s.talon + " cards in the talon"));
     } else {
       talon.push("empty");
     }
@@ -885,7 +866,7 @@ var rebuildReplay = (function () {
   function otherSeat(key) { return key.charAt(0) + (key.charAt(1) === "0" ? "1" : "0") + key.slice(2); }
   function actionText(act, bots) {
     var key = actionKey(act), k = key.charAt(0), card = key.slice(2);
-    var what = KIND[k] + (card ? " " + (card.charAt(0) === "T" ? "10" : card.charAt(0)) + (SUIT[card.charAt(1)] || "?") : "");
+    var what = KIND[k] + (card ? " " + arenaCards.text(card) : "");
     return bots[parseInt(key.charAt(1), 10)] + ": " + what;
   }
   function dealResult(d, bots) {

@@ -1,35 +1,64 @@
-/* arena serve: the table. Shows the state the server sends for this seat, and sends a choice; the server
-   checks every choice (nothing here decides a game). Plain JavaScript, no libraries, nothing from outside. */
+/* arena serve: the live table. Draws the state the server sends (the same picture for both players and a
+   spectator, each with what its seat may see) on the report's board (board.css) with its cards (cards.js),
+   and sends a choice; the server checks every choice (nothing here decides a game). Plain JavaScript, no
+   libraries, nothing from outside. */
 (function () {
   "use strict";
   var game = document.getElementById("game");
   if (!game) return;
   var T = JSON.parse(document.getElementById("strings").textContent);
   var code = game.getAttribute("data-code");
-  var SUIT = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+  var lang = game.getAttribute("data-lang") || "en";
+  var C = arenaCards;
+  var TRICK_HOLD_MS = 1500;  /* a finished trick stays on the table this long (unless the next card comes) */
+  var PANEL_MS = 6000;  /* the deal-end panel closes by itself after this (or at Continue) */
   var state = null, ws = null, clockEnd = null, tries = 0, keyed = [];
+  var seenDeals = null, panelTimer = null, trickKey = null, held = null, holdTimer = null;
+  var shownEvents = { deal: -1, n: -1 };
   var $ = function (id) { return document.getElementById(id); };
 
+  /* ---------------------------------------------------------------- words */
   function fmt(s, o) {
     return String(s).replace(/\{(\w+)\}/g, function (m, k) { return k in o ? o[k] : m; });
   }
-  function cardText(c) { return (c[0] === "T" ? "10" : c[0]) + SUIT[c[1]]; }
-  function cardEl(c, tag) {
-    var e = document.createElement(tag || "span");
-    e.className = "card" + (c[1] === "h" || c[1] === "d" ? " red" : "");
-    e.textContent = cardText(c);
-    return e;
+  /* One sentence in the form its subject and number need: key + "_one" when n is 1, + "_you" when the
+     subject is the reader (arena.serve.i18n.phrase picks by the same rule). */
+  function phrase(key, you, n, o) {
+    var name = key + (n === 1 && (key + "_one") in T ? "_one" : "");
+    if (you && (name + "_you") in T) name += "_you";
+    o = o || {};
+    if (n !== undefined && n !== null) o.n = n;
+    return fmt(T[name] || key, o);
   }
+  function text(c) { return C.text(c, lang); }
+  function card(c, extra) { return C.card(c, extra, lang); }
+  function mine(seat) { return state && state.seat !== null && state.seat !== undefined && state.seat === seat; }
+  function nameOf(seat) { return state.names[seat]; }
+  function reason(r) { return T["r_" + r] || String(r).replace(/-/g, " "); }
   function fill(el, nodes) {
     while (el.firstChild) el.removeChild(el.firstChild);
     nodes.forEach(function (n) { el.appendChild(typeof n === "string" ? document.createTextNode(n) : n); });
   }
-  function seatName(s) {
-    if (!state) return "";
-    return state.seat === s ? T.you : state.names[s];
+  function el(tag, cls, t) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (t !== undefined) e.textContent = t;
+    return e;
   }
-  function reason(r) { return T["r_" + r] || String(r).replace(/-/g, " "); }
+  function partner(c) { return (c.charAt(0) === "K" ? "Q" : "K") + c.charAt(1); }
+  function pair(c) { return text(c.charAt(0) === "K" ? c : partner(c)) + " " + text(c.charAt(0) === "Q" ? c : partner(c)); }
 
+  /* an event of the deal as a sentence, subject first */
+  function eventText(e) {
+    var you = mine(e.seat), o = { name: nameOf(e.seat), points: e.points, card: e.card ? text(e.card) : "" };
+    switch (e.kind) {
+      case "marriage": o.cards = pair(e.card); return phrase(e.points ? "ev_marriage" : "ev_marriage_void", you, null, o);
+      case "draw": return phrase(e.card ? "ev_draw" : "ev_draw_hidden", you, null, o);
+      default: return phrase("ev_" + e.kind, you, null, o);
+    }
+  }
+
+  /* ---------------------------------------------------------------- the connection */
   function connect() {
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     ws = new WebSocket(scheme + location.host + "/ws/" + code);
@@ -38,7 +67,7 @@
       var m = JSON.parse(e.data);
       if (m.type === "state") {
         // a person's seat is named host, guest or human (the database's names): shown in the page's language
-        m.names = (m.names || []).map(function (n) { return T["who_" + n] || n; });
+        m.names = (m.names || []).map(function (n, i) { return m.bots && m.bots[i] ? n : T["who_" + n] || n; });
         state = m; hideError(); render();
         game.setAttribute("data-version", String(Number(game.getAttribute("data-version") || 0) + 1));
       }
@@ -61,67 +90,106 @@
   }
   function hideError() { $("error").hidden = true; }
 
-  function actionButton(token, label) {
+  /* ---------------------------------------------------------------- moves */
+  function actionButton(token, label, cls) {
     var b = document.createElement("button");
     b.type = "button";
+    if (cls) b.className = cls;
     b.setAttribute("data-action", token);
     if (typeof label === "string") b.textContent = label; else b.appendChild(label);
     b.addEventListener("click", function () { send(token); });
     return b;
   }
   function actionLabel(token) {
-    var kind = token.split(":")[0], card = token.split(":")[1];
-    if (kind === "marry") {
-      var span = document.createElement("span");
-      span.appendChild(document.createTextNode(fmt(T.marry, { card: "" })));
-      span.appendChild(cardEl(card));
-      return span;
-    }
+    var kind = token.split(":")[0], c = token.split(":")[1];
+    if (kind === "marry") return fmt(T.marry, { cards: pair(c), points: (state.values || {})[token] });
     return T[kind] || token;
   }
 
-  function render() {
-    var s = state, me = s.seat, view = me === null || me === undefined ? 0 : me, other = 1 - view;
-    var hint = document.querySelector(".hint");
-    if (hint) hint.hidden = me === null || me === undefined;  // the keys move only for a player
-    var legal = s.legal || [];
-    $("name-me").textContent = s.names[view] + (me === view ? " (" + T.you + ")" : "");
-    $("name-them").textContent = s.names[other];
-    [[view, "stat-me"], [other, "stat-them"]].forEach(function (p) {
-      var i = p[0], pts = s.points ? s.points[i] : 0, pend = s.pending ? s.pending[i] : 0;
-      var text = T.points + " " + pts + (pend ? " (+" + pend + " " + T.pending + ")" : "") +
-        " · " + T.tricks + " " + (s.tricks ? s.tricks[i] : 0);
-      if (s.present && !s.present[i]) text += " · " + T.present_no;
-      $(p[1]).textContent = text;
-    });
-    fill($("trump"), s.trump_card ? [cardEl(s.trump_card)] : s.trump ? [cardEl("x" + s.trump)] : []);
-    if (!s.trump_card && s.trump) $("trump").firstChild.textContent = SUIT[s.trump];
-    var talon = s.talon === null || s.talon === undefined ? "" : s.talon === 0 ? T.talon_empty : String(s.talon);
-    if (s.closed_by !== null && s.closed_by !== undefined) talon += " (" + fmt(T.talon_closed, { name: seatName(s.closed_by) }) + ")";
-    $("talon").textContent = talon;
-    fill($("table"), (s.table || []).map(function (p) { var c = cardEl(p[1]); c.title = s.names[p[0]]; return c; }));
-    fill($("last-trick"), s.last_trick ? s.last_trick.cards.map(function (p) { return cardEl(p[1]); })
-      .concat([" → " + seatName(s.last_trick.winner) + " +" + s.last_trick.points]) : []);
-    fill($("known"), s.known && s.known.length ? [fmt(T.known, { name: s.names[other] }) + ": "]
-      .concat(s.known.map(function (c) { return cardEl(c); })) : []);
-    $("match-score").textContent = (s.score ? s.score[view] + "–" + s.score[other] : "") +
-      (s.target ? " (" + fmt(T.target, { n: s.target }) + ")" + (s.deal ? " · " + fmt(T.deal, { n: s.deal }) : "") : "");
+  /* ---------------------------------------------------------------- the table */
+  function played(p, extra, first) {
+    var box = el("span", "played");
+    box.appendChild(card(p[1], extra));
+    box.appendChild(el("span", "who", mine(p[0]) ? T.you_cap : nameOf(p[0])));
+    if (first) box.title = T.led;
+    return box;
+  }
+  function trickNodes(t, won) {
+    return t.map(function (p, i) { return played(p, won !== undefined && p[0] === won ? "win" : "", i === 0); });
+  }
+  function seatHand(seat, s) {  /* a hand the page may not see: its size as backs, its known cards face up */
+    var known = seat === s.seat ? [] : (s.known || []);
+    var nodes = known.map(function (c) { return card(c, "known"); });
+    for (var i = known.length; i < (s.cards_held ? s.cards_held[seat] : 0); i++) nodes.push(C.back());
+    return nodes;
+  }
+  function stats(seat, s) {
+    var pts = s.points ? s.points[seat] : 0, pend = s.pending ? s.pending[seat] : 0;
+    var married = (s.log || []).filter(function (e) { return e.kind === "marriage" && e.seat === seat; });
+    var out = [el("span", "", T.points + " "), el("strong", "", String(pts) + (pend ? " (+" + pend + " " + T.pending + ")" : "")),
+      el("span", "", " " + T.tricks + " "), el("strong", "", String(s.tricks ? s.tricks[seat] : 0))];
+    if (married.length) {
+      out.push(el("span", "", " " + T.marriages + " "));
+      married.forEach(function (e) { out.push(C.suit(e.card.charAt(1), lang)); });
+    }
+    return out;
+  }
 
+  function render() {
+    var s = state, me = s.seat, player = me !== null && me !== undefined;
+    var view = player ? me : 0, other = 1 - view, legal = s.legal || [], over = !!s.result;
+    var hint = document.querySelector(".hint");
+    if (hint) hint.hidden = !player;
+
+    /* who sits where, who leads, who is to play */
+    $("name-me").textContent = nameOf(view) + (player ? " (" + T.you + ")" : "");
+    $("name-them").textContent = nameOf(other);
+    [[view, "seat-me"], [other, "seat-them"]].forEach(function (p) {
+      var box = $(p[1]);
+      box.classList.toggle("to-move", !over && s.to_move === p[0] && s.phase === "playing");
+      box.classList.toggle("leads", !over && s.deal > 0 && s.leader === p[0] && s.to_move !== null && s.to_move !== undefined);
+    });
+    $("away-them").textContent = s.present && !s.present[other] && !s.waiting[other] ? T.present_no : "";
+    fill($("stat-me"), stats(view, s));
+    fill($("stat-them"), stats(other, s));
+    fill($("hand-them"), seatHand(other, s));
+
+    /* the piles */
+    var closed = s.closed_by !== null && s.closed_by !== undefined;
+    fill($("talon"), s.talon ? [C.back(s.talon, phrase("talon_cards", false, s.talon))] : s.talon === 0 ? [T.talon_empty] : []);
+    $("closed").textContent = closed ? fmt(T.talon_closed, { name: mine(s.closed_by) ? T.you : nameOf(s.closed_by) }) : "";
+    fill($("trump"), s.trump_card ? [card(s.trump_card, closed ? "down" : "")] : s.trump ? [C.suit(s.trump, lang)] : []);
+    var key = s.deal + ":" + (s.tricks ? s.tricks[0] + s.tricks[1] : 0);
+    if (trickKey !== null && key !== trickKey && s.last_trick && s.tricks[0] + s.tricks[1] > 0) {
+      held = s.last_trick;  /* the trick just taken stays in view a moment, its winner's card marked */
+      clearTimeout(holdTimer);
+      holdTimer = setTimeout(function () { held = null; if (state) render(); }, TRICK_HOLD_MS);
+    }
+    trickKey = key;
+    var onTable = s.table && s.table.length ? trickNodes(s.table) : held ? trickNodes(held.cards, held.winner) : [];
+    fill($("table"), onTable);
+    var last = s.last_trick;
+    fill($("last-trick"), last ? trickNodes(last.cards, last.winner).concat([el("span", "small",
+      phrase("took_it", mine(last.winner), null, { name: nameOf(last.winner), points: last.points }))]) : [T.no_trick]);
+    var score = s.score || [0, 0];
+    $("match-score").textContent = T.match + " " + nameOf(view) + " " + score[view] + "–" + score[other] + " " +
+      nameOf(other) + (s.target ? " (" + fmt(T.target, { n: s.target }) + ")" : "") + (s.deal ? " · " + fmt(T.deal, { n: s.deal }) : "");
+
+    /* my hand and my moves */
     var byToken = {};
-    var hand = (s.hand || []).map(function (c) {
+    var hand = player ? (s.hand || []).map(function (c) {
       var token = "play:" + c;
       if (legal.indexOf(token) >= 0) {
-        var b = actionButton(token, cardEl(c));
-        b.className = "cardbutton";
-        b.setAttribute("aria-label", fmt(T.play, { card: cardText(c) }));
+        var b = actionButton(token, card(c), "cardbutton");
+        b.setAttribute("aria-label", fmt(T.play, { card: text(c) }));
         byToken[token] = b;
         return b;
       }
-      return cardEl(c);
-    });
+      return card(c, legal.length ? "unplayable" : "");
+    }) : seatHand(view, s);
     fill($("hand"), hand);
     var extra = legal.filter(function (t) { return t.indexOf("play:") !== 0; }).map(function (t) {
-      var b = actionButton(t, actionLabel(t));
+      var b = actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "");
       byToken[t] = b;
       return b;
     });
@@ -134,43 +202,117 @@
 
     var status;
     if (s.failure) status = fmt(T.failure, { message: s.failure });
-    else if (s.result) status = resultText(s);
-    else if (s.phase === "waiting") status = me === null || me === undefined ? T.watching : T.waiting_friend;
+    else if (over) status = resultText(s);
+    else if (s.phase === "waiting") status = player ? T.waiting_friend : T.watching;
     else if (legal.length) status = T.your_turn;
-    else if (s.to_move !== null && s.to_move !== undefined) status = s.to_move === me ? T.your_turn : fmt(T.their_turn, { name: s.names[s.to_move] });
-    else status = me === null || me === undefined ? T.watching : T.starting;
+    else if (s.to_move !== null && s.to_move !== undefined && s.deal) status = mine(s.to_move) ? T.your_turn : fmt(T.their_turn, { name: nameOf(s.to_move) });
+    else status = player ? T.starting : T.watching;
     $("status").textContent = status;
+    var lead = $("your-move");
+    if (lead) lead.textContent = legal.length ? (s.table && s.table.length ? fmt(T.your_answer, { name: nameOf(other) }) : T.your_lead) : "";
 
+    announce(s);
+    dealPanel(s);
+    matchPanel(s);
+
+    fill($("deals"), (s.deals || []).map(function (d) {
+      return el("li", "", dealLine(d));
+    }));
+    fill($("log"), (s.log || []).map(function (e) { return el("li", "", eventText(e)); }));
+  }
+
+  /* what a player must not miss: a marriage, an exchange, a close, a declaration (the newest one stays) */
+  function announce(s) {
+    var events = s.log || [], box = $("announce");
+    if (s.deal !== shownEvents.deal) {
+      shownEvents = { deal: s.deal, n: -1 };
+      box.textContent = "";
+      box.removeAttribute("data-kind");
+    }
+    events.forEach(function (e) {
+      if (e.n <= shownEvents.n) return;
+      shownEvents.n = e.n;
+      if (e.kind === "marriage" || e.kind === "exchange" || e.kind === "close" || e.kind === "declare") {
+        box.textContent = eventText(e);
+        box.setAttribute("data-kind", e.kind);
+        box.setAttribute("data-seat", String(e.seat));
+        box.classList.remove("fresh");
+        void box.offsetWidth;  /* restart the highlight */
+        box.classList.add("fresh");
+      }
+    });
+  }
+
+  function dealLine(d) {
+    var view = mine(1) ? 1 : 0, other = 1 - view;
+    var won = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
+    return fmt(T.deal_line, { n: d.deal, won: won, reason: reason(d.reason), a: mine(view) ? T.you_cap : nameOf(view),
+      pa: d.points[view], b: nameOf(other), pb: d.points[other] });
+  }
+
+  /* the deal-end panel: both names, card points, game points won and why, the last trick; it stays until
+     Continue or a few seconds (the table goes on underneath) */
+  function dealPanel(s) {
+    var deals = s.deals || [];
+    if (seenDeals === null) seenDeals = deals.length;  /* a page opened later does not replay old news */
+    if (deals.length <= seenDeals) return;
+    seenDeals = deals.length;
+    if (s.result) return;  /* the match-end panel says it */
+    var d = deals[deals.length - 1];
+    fillDeal(d);
+    $("deal-panel").hidden = false;
+    clearTimeout(panelTimer);
+    panelTimer = setTimeout(closePanel, PANEL_MS);
+  }
+  function fillDeal(d) {
+    $("deal-title").textContent = fmt(T.deal_over, { n: d.deal });
+    $("deal-won").textContent = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
+    $("deal-why").textContent = fmt(T.why, { reason: reason(d.reason) });
+    var view = mine(1) ? 1 : 0;
+    [view, 1 - view].forEach(function (seat, col) {
+      $("deal-name" + col).textContent = nameOf(seat) + (mine(seat) ? " (" + T.you + ")" : "");
+      $("deal-points" + col).textContent = String(d.points[seat]);
+      $("deal-tricks" + col).textContent = String(d.tricks[seat]);
+      $("deal-score" + col).textContent = String(d.score[seat]);
+    });
+    fill($("deal-last"), d.last_trick ? trickNodes(d.last_trick.cards, d.last_trick.winner) : []);
+  }
+  function closePanel() {
+    clearTimeout(panelTimer);
+    $("deal-panel").hidden = true;
+  }
+  $("deal-continue").addEventListener("click", closePanel);
+
+  /* the match-end panel: the result, the last deal, a rematch and the replay */
+  function matchPanel(s) {
     var box = $("result-box");
     box.hidden = !s.result;
-    if (s.result) {
-      $("result").textContent = resultText(s);
-      if (s.replay) { $("replay").href = s.replay; $("replay").hidden = false; }
+    if (!s.result) return;
+    closePanel();
+    $("result").textContent = resultText(s);
+    var deals = s.deals || [];
+    $("result-deal").textContent = deals.length ? dealLine(deals[deals.length - 1]) : "";
+    if (s.replay) { $("replay").href = s.replay; $("replay").hidden = false; }
+    var offer = $("rematch-offer");
+    offer.hidden = !(s.rematch && !s.quick);
+    if (s.rematch && !s.quick) {
+      var a = el("a", "", T.rematch_join);
+      a.href = "/room/" + s.rematch;
+      a.id = "rematch-join";
+      var by = s.seat === null || s.seat === undefined ? 0 : 1 - s.seat;
+      fill(offer, [fmt(T.rematch_offer, { name: nameOf(by) }) + " ", a]);
+      $("rematch-form").hidden = true;
     }
-    fill($("deals"), (s.deals || []).map(function (d) {
-      var li = document.createElement("li");
-      li.textContent = fmt(d.game_points === 1 ? T.deal_end_one : T.deal_end, { n: d.deal, winner: seatName(d.winner), gp: d.game_points, reason: reason(d.reason),
-        p0: d.points[view], p1: d.points[other] });
-      return li;
-    }));
-    fill($("log"), (s.log || []).map(function (e) {
-      var li = document.createElement("li");
-      var key = e.kind === "draw" && !e.card ? "ev_draw_hidden" : "ev_" + e.kind;
-      li.textContent = fmt(T[key] || e.kind, { name: seatName(e.seat), card: e.card ? cardText(e.card) : "",
-        points: e.points === undefined ? "" : e.points });
-      return li;
-    }));
-    if (s.phase === "over" && ws) { /* keep the socket: the replay link may still arrive */ }
   }
 
   function resultText(s) {
-    var r = s.result, me = s.seat, view = me === null || me === undefined ? 0 : me;
-    var a = r.score[view], b = r.score[1 - view], text;
-    if (r.winner === null || r.winner === undefined) text = a + "–" + b;
-    else if (me !== null && me !== undefined) text = r.winner === me ? fmt(T.result_win, { a: a, b: b }) : fmt(T.result_loss, { name: s.names[r.winner], a: b, b: a });
-    else text = fmt(T.result_watch, { name: s.names[r.winner], a: r.score[r.winner], b: r.score[1 - r.winner] });
-    if (r.reason && r.reason !== "target") text += " " + fmt(T.result_by, { reason: reason(r.reason) });
-    return text;
+    var r = s.result, me = s.seat, player = me !== null && me !== undefined, view = player ? me : 0;
+    var a = r.score[view], b = r.score[1 - view], t;
+    if (r.winner === null || r.winner === undefined) t = a + "–" + b;
+    else if (player) t = r.winner === me ? fmt(T.result_win, { a: a, b: b }) : fmt(T.result_loss, { name: nameOf(r.winner), a: b, b: a });
+    else t = fmt(T.result_watch, { name: nameOf(r.winner), a: r.score[r.winner], b: r.score[1 - r.winner] });
+    if (r.reason && r.reason !== "target") t += " " + fmt(T.result_by, { reason: reason(r.reason) });
+    return t;
   }
 
   function tick() {
@@ -182,10 +324,17 @@
   }
   setInterval(tick, 250);
 
+  $("show-last").addEventListener("click", function () {
+    var box = $("last-trick"), open = box.hidden;
+    box.hidden = !open;
+    this.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+
   document.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     var t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+    if (e.key === "Escape") { closePanel(); return; }
     if (/^[1-9]$/.test(e.key)) {
       var b = keyed[Number(e.key) - 1];
       if (b) { e.preventDefault(); b.click(); }
