@@ -291,7 +291,9 @@
     closePanel();
     $("result").textContent = resultText(s);
     var deals = s.deals || [];
-    $("result-deal").textContent = deals.length ? dealLine(deals[deals.length - 1]) : "";
+    var d = deals.length ? deals[deals.length - 1] : null;
+    $("result-deal").textContent = d ? dealLine(d) : "";
+    fill($("result-last"), d && d.last_trick ? trickNodes(d.last_trick.cards, d.last_trick.winner) : []);
     if (s.replay) { $("replay").href = s.replay; $("replay").hidden = false; }
     var offer = $("rematch-offer");
     offer.hidden = !(s.rematch && !s.quick);
