@@ -8,6 +8,7 @@ termination after the leave timeout; a spectator sees no hand; `--watch` pushes 
 
 from __future__ import annotations
 
+import functools
 import http.cookiejar
 import json
 import os
@@ -352,6 +353,46 @@ async def test_room_turns_tokens_and_a_spectator(server: Server) -> None:
             assert {c for m in seats[me].states for c in m["known"]} <= hands[1 - me]
 
 
+async def test_in_a_room_the_mover_sees_its_own_move_at_once(server: Server) -> None:
+    """Both seats and a spectator get the state with the move in it as soon as the referee applied it, not at
+    the mover's next turn (a seat's event lines wait for its next turn line; the pages do not)."""
+    host, guest = Browser(server), Browser(server)
+    _, url = host.post("/create", "variant=santase")
+    code = url.rsplit("/", 1)[1]
+    guest.get(f"/room/{code}")
+    async with connect(server, code, host.cookie()) as w0, connect(server, code, guest.cookie()) as w1, \
+            connect(server, code, Browser(server).cookie()) as w2:
+        socks = [Socket(w0), Socket(w1), Socket(w2)]
+        for _ in range(8):
+            mover, token, deal = await _first_turn(socks[:2])
+            await socks[mover].send({"type": "action", "action": token})
+            card = token.partition(":")[2]
+            with trio.fail_after(1):
+                for sock in socks:
+                    await sock.state_where(functools.partial(_shows_play, card, deal))
+
+
+async def _first_turn(socks: list[Socket]) -> tuple[int, str, int]:
+    """Whichever seat is asked first: (its seat, a play it may make, the deal). A turn may have come with the
+    last state already read."""
+    found = {i: s.states[-1] for i, s in enumerate(socks) if s.states and s.states[-1]["legal"]}
+    async with trio.open_nursery() as nursery:
+        async def turn(i: int) -> None:
+            found[i] = await socks[i].state_where(lambda m: m["legal"])
+            nursery.cancel_scope.cancel()
+
+        for i in (0, 1):
+            if not found:
+                nursery.start_soon(turn, i)
+    (mover, now), = found.items()
+    return mover, next(t for t in now["legal"] if t.startswith("play:")), now["deal"]
+
+
+def _shows_play(card: str, deal: int, m: dict[str, Any]) -> bool:
+    """The state has the play of ``card`` in ``deal`` (or is past that deal already)."""
+    return m["deal"] > deal or any(e["kind"] == "play" and e["card"] == card for e in m["log"])
+
+
 async def test_reload_gets_the_seat_back_and_a_leaver_forfeits(server: Server) -> None:
     b = Browser(server)
     code = b.quick("random")
@@ -528,6 +569,44 @@ async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None
         assert viewer.get("/")[1] != index
     finally:
         stop_server(watch)
+
+
+@pytest.mark.parametrize(("lang", "key", "you", "n", "values", "expected"), [
+    ("bg", "ev_play", True, None, {"card": "10♣"}, "Вие изиграхте 10♣"),
+    ("bg", "ev_play", False, None, {"name": "гост", "card": "10♣"}, "гост изигра 10♣"),
+    ("bg", "ev_trick", True, None, {"points": 14}, "Вие взехте взятката (+14)"),
+    ("bg", "ev_trick", False, None, {"name": "random", "points": 14}, "random взе взятката (+14)"),
+    ("bg", "ev_draw", True, None, {"card": "Д♠"}, "Вие изтеглихте Д♠"),
+    ("bg", "ev_close", True, None, {}, "Вие затворихте талона"),
+    ("bg", "ev_exchange", True, None, {"card": "А♥"}, "Вие сменихте коза и взехте А♥"),
+    ("bg", "ev_marriage", False, None, {"name": "гост", "cards": "К♥ Д♥", "points": 40}, "гост обяви К♥ Д♥ (+40)"),
+    ("bg", "deal_won", True, 1, {"gp": 1}, "Вие спечелихте 1 точка за играта"),
+    ("bg", "deal_won", True, 3, {"gp": 3}, "Вие спечелихте 3 точки за играта"),
+    ("bg", "deal_won", False, 2, {"name": "random", "gp": 2}, "random спечели 2 точки за играта"),
+    ("bg", "talon_cards", False, 1, {}, "1 карта в талона"),
+    ("bg", "talon_cards", False, 8, {}, "8 карти в талона"),
+    ("bg", "took_it", True, None, {"points": 21}, "Вие я взехте (+21)"),
+    ("en", "deal_won", True, 1, {"gp": 1}, "You won 1 game point"),
+    ("en", "deal_won", False, 2, {"name": "guest", "gp": 2}, "guest won 2 game points"),
+    ("en", "ev_play", True, None, {"card": "10♣"}, "You played 10♣"),
+    ("en", "talon_cards", False, 1, {}, "1 card in the talon"),
+])
+def test_phrases_take_the_form_their_subject_and_number_need(lang: str, key: str, you: bool, n: int | None,
+                                                            values: dict[str, Any], expected: str) -> None:
+    from arena.serve.i18n import phrase
+
+    assert phrase(lang, key, you, n, **values) == expected
+
+
+def test_every_string_has_both_languages_and_every_you_form_its_plain_one() -> None:
+    from arena.serve.i18n import _STRINGS
+
+    assert set(_STRINGS["en"]) == set(_STRINGS["bg"])
+    for key in _STRINGS["bg"]:
+        if key.endswith("_you"):
+            assert key[:-4] in _STRINGS["bg"], key
+    for key, text in _STRINGS["bg"].items():  # the wrong forms the issue found are gone
+        assert "вие игра" not in text.lower() and "вие взе " not in text.lower(), key
 
 
 async def test_a_channel_has_every_part_of_a_bot_process_the_referee_uses() -> None:

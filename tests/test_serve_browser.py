@@ -28,7 +28,7 @@ SHOWN_WITHIN_MS = 1000
 # panel's last trick); an exchange or a close when the table announces it.
 SHOWN = """([card, kind]) => {
   const seen = sel => [...document.querySelectorAll(sel)].some(e => e.getClientRects().length > 0);
-  if (card) return seen(`#table [data-card="${card}"], #deal-last [data-card="${card}"], #result-last [data-card="${card}"]`);
+  if (card) return seen(["#table", "#deal-last", "#result-last"].map(p => `${p} [data-card="${card}"]`).join(", "));
   return document.getElementById('announce').dataset.kind === kind;
 }"""
 
@@ -252,7 +252,8 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     while not page.is_visible("#result-box"):
         if page.is_visible("#deal-panel") and not checked_panel:
             checked_panel = True
-            assert re.fullmatch(r"(Вие спечелихте|random спечели) [123] точк(а|и) за играта", page.inner_text("#deal-won"))
+            won = page.inner_text("#deal-won")
+            assert re.fullmatch(r"(Вие спечелихте|random спечели) [123] точк(а|и) за играта", won), won
             assert not _english_words(page, bots | {code.lower()}), _english_words(page, bots)
             page.click("#deal-continue")
         version = _version(page)
