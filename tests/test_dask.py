@@ -41,11 +41,12 @@ def arena_run(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 def demo_config(path: Path, db: Path, extra: str = "") -> Path:
-    """tournaments/demo.yaml cut to one round of its bots in four languages (the second Python bot left out):
-    12 matches."""
+    """tournaments/demo.yaml cut to one round of its bots in four languages (the second Python bot and the C
+    search bot ismcts left out): 12 matches."""
     text = (ROOT / "tournaments" / "demo.yaml").read_text()
     text = re.sub(r"(?m)^rounds: .*$", "rounds: 1", text).replace("../bots/", f"{ROOT}/bots/")
     text = re.sub(r"(?m)^  - name: random\n    command: .*\n", "", text)
+    text = re.sub(r"(?m)^  - name: ismcts\n    command: .*\n    build: .*\n", "", text)
     assert text.count("- name:") == 4
     text = text.replace("concurrency: auto", "concurrency: 2")
     path.write_text(f"{text}\n{extra}\noutput:\n  database: {db}\n  report: {db.parent / 'report'}\n")
