@@ -440,7 +440,7 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
 
     special = []
     if r.exchange_rank != "none":
-        low = rank.get(r.exchange_rank, r.exchange_rank)
+        low = ({"9": "Деветката", "J": "Валето"} if bg else rank).get(r.exchange_rank, r.exchange_rank)
         special.append(yes(True, f"The {low} of trumps may be exchanged for the turned trump card"
                                  f"{' by the player on lead' if r.exchange_leader_only else ''}, while the talon "
                                  f"holds at least {r.exchange_min_talon} cards.",
@@ -471,10 +471,12 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
                     f"{r.wrong_declaration_points} точки за играта.")),
         yes(True, f"The last trick, when the talon ran out, is worth {r.last_trick_bonus} more points. If nobody "
                   "reaches 66, " + ("the last trick wins" if r.no_66_winner == "last-trick"
-                                    else "more points win") + f" ({r.no_66_game_points} game point).",
+                                    else "more points win")
+                  + f" ({r.no_66_game_points} game point{'' if r.no_66_game_points == 1 else 's'}).",
             f"Последната взятка, когато талонът е свършил, носи още {r.last_trick_bonus} точки. Ако никой не "
             "стигне 66, " + ("печели последната взятка" if r.no_66_winner == "last-trick"
-                             else "печелят повечето точки") + f" ({r.no_66_game_points} точка за играта)."),
+                             else "печелят повечето точки")
+            + f" ({r.no_66_game_points} точк{'а' if r.no_66_game_points == 1 else 'и'} за играта)."),
         yes(True, f"Game points: 1, or 2 when the loser has fewer than {r.schneider_below} points, or 3 when "
                   + ("the loser took no trick." if r.schwarz == "no-tricks" else "the loser has no points."),
             f"Точки за играта: 1, или 2, когато загубилият има под {r.schneider_below} точки, или 3, когато "
