@@ -146,6 +146,16 @@ class Deal:
     def total(self, seat: int) -> int:
         return self.won_points[seat] + self.marriage_points[seat]
 
+    # What a seat may see, as the view and the protocol's turn line both need it (one rule, two speeds).
+
+    def face_up_card(self) -> Card | None:
+        """The turned trump card while it lies face up under the talon; None once it is drawn or exchanged."""
+        return self.trump_card if self.talon and self.talon[-1] == self.trump_card else None
+
+    def opponent_known_mask(self, seat: int) -> int:
+        """The cards of the opponent's hand that ``seat`` has seen (an exchanged nine, a shown marriage)."""
+        return self.known[1 - seat] & self.hands[1 - seat]
+
     def hand(self, seat: int) -> list[Card]:
         return list(cards_in(self.hands[seat]))
 
@@ -436,12 +446,11 @@ class Deal:
     def view(self, seat: int, match_score: tuple[int, int] = (0, 0)) -> SeatView:
         """Everything the seat may know, and nothing more."""
         other = 1 - seat
-        trump_in_talon = bool(self.talon) and self.talon[-1] == self.trump_card
         return SeatView(
             seat=seat,
             hand=tuple(cards_in(self.hands[seat])),
             trump_suit=self.trump,
-            trump_card=self.trump_card if trump_in_talon else None,
+            trump_card=self.face_up_card(),
             talon_size=len(self.talon),
             closed=self.closed_by is not None,
             closed_by=self.closed_by,
@@ -453,7 +462,7 @@ class Deal:
             tricks=(self.tricks[seat], self.tricks[other]),
             marriages=tuple(self.marriages),
             played=tuple(cards_in(self.played_mask)),
-            opponent_known=tuple(cards_in(self.known[other] & self.hands[other])),
+            opponent_known=tuple(cards_in(self.opponent_known_mask(seat))),
             match_score=match_score,
             taken=(tuple(cards_in(self.taken[seat])), tuple(cards_in(self.taken[other]))),
             opponent_pending=self.pending_marriage[other],

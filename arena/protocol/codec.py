@@ -240,19 +240,17 @@ def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequen
     ``encode(Turn(deal.view(seat, match_score), tuple(legal), time_ms, bank_ms), version)``, built faster."""
     other = 1 - seat
     talon = deal.talon
-    trump_card = deal.trump_card
-    turned = CARD_TEXT[trump_card] if talon and talon[-1] == trump_card else NONE
+    face_up = deal.face_up_card()
+    turned = NONE if face_up is None else CARD_TEXT[face_up]
     led = deal.led
     marriages = ",".join([f"{s}{SUITS[suit]}" for s, suit in deal.marriages]) if deal.marriages else NONE
     pending = deal.pending_marriage
     tricks = deal.tricks
-    won = deal.won_points
-    counted = deal.marriage_points
     hands = deal.hands
     masks = _MASK_TEXT
     hand = masks.get(hands[seat]) or _mask_text(hands[seat])
     played = masks.get(deal.played_mask) or _mask_text(deal.played_mask)
-    known_mask = deal.known[other] & hands[other]
+    known_mask = deal.opponent_known_mask(seat)
     known = masks.get(known_mask) or _mask_text(known_mask)
     led_marriage = opp_pending = taken = ""
     if version >= V1_1:
@@ -262,8 +260,8 @@ def turn_line(deal: Deal, seat: int, match_score: tuple[int, int], legal: Sequen
     return (
         f"turn seat={seat} hand={hand} trump={SUITS[deal.trump]} turned={turned} talon={len(talon)} "
         f"closed={NONE if deal.closed_by is None else deal.closed_by} led={NONE if led is None else CARD_TEXT[led]}"
-        f"{led_marriage} leader={deal.leader} dealer={deal.dealer} points={won[seat] + counted[seat]} "
-        f"opp_points={won[other] + counted[other]} pending={pending[seat]}{opp_pending} tricks={tricks[seat]} "
+        f"{led_marriage} leader={deal.leader} dealer={deal.dealer} points={deal.total(seat)} "
+        f"opp_points={deal.total(other)} pending={pending[seat]}{opp_pending} tricks={tricks[seat]} "
         f"opp_tricks={tricks[other]} marriages={marriages} played={played}{taken} known={known} "
         f"score={match_score[0]} opp_score={match_score[1]} "
         f"time={time_ms} bank={NONE if bank_ms is None else bank_ms} "
