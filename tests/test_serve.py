@@ -586,6 +586,8 @@ async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None
     ("bg", "talon_cards", False, 1, {}, "1 карта в талона"),
     ("bg", "talon_cards", False, 8, {}, "8 карти в талона"),
     ("bg", "took_it", True, None, {"points": 21}, "Вие я взехте (+21)"),
+    ("bg", "talon_closed", True, None, {}, "затворен от вас"),
+    ("bg", "talon_closed", False, None, {"name": "random"}, "затворен от random"),
     ("en", "deal_won", True, 1, {"gp": 1}, "You won 1 game point"),
     ("en", "deal_won", False, 2, {"name": "guest", "gp": 2}, "guest won 2 game points"),
     ("en", "ev_play", True, None, {"card": "10♣"}, "You played 10♣"),

@@ -124,20 +124,21 @@ _OUT_OF_MEMORY = re.compile(r"could not allocate|could not reserve|insufficient 
                             r"cannot allocate memory|bad_alloc", re.IGNORECASE)
 
 
-async def _explained(bot: BotProcess, v: Violation) -> Violation:
+async def _explained(process: BotProcess, v: Violation) -> Violation:
     """The violation of a bot that did not complete its handshake, with what its own words suggest: files
     that exist here but not in its sandbox (`sandbox_hint`), or a start that ran out of memory under
     ``limits.memory``. Its last words are taken first: the rest of its stderr, and the lines after the one
-    it answered with, once it exits (a runtime that prints an error and exits; at most half a second)."""
-    if bot.alive and v.line is not None:
-        await bot.wait_exit(0.5)
-    bot.drain_stderr()
-    said = [bot.stderr_text(), v.line or ""]
-    said += [item.raw.decode("utf-8", "replace") for item in bot.pending_now() if isinstance(item, Line)]
+    it answered with, once it exits (a runtime that prints an error and exits; at most half a second). Only a
+    started program has these (stderr, a sandbox): a person's seat (ChannelBot) never comes here."""
+    if process.alive and v.line is not None:
+        await process.wait_exit(0.5)
+    process.drain_stderr()
+    said = [process.stderr_text(), v.line or ""]
+    said += [item.raw.decode("utf-8", "replace") for item in process.pending_now() if isinstance(item, Line)]
     text = "\n".join(said)
-    spec = bot.spec
+    spec = process.spec
     hints = []
-    if bot.sandbox is not None:
+    if process.sandbox is not None:
         hint = sandbox_hint(spec.argv, spec.cwd, spec.files, text)
         if hint is not None:
             hints.append(hint)
@@ -247,9 +248,10 @@ async def probe(player: Player, kill_grace: float = 1.0) -> Probe:
             await handle.start()
         except Violation as v:
             violation = v
-        bot = handle.bot
+        process = handle.bot  # a program's (probe never starts a person's seat)
         await handle.quit()
-    return Probe(None if violation else handle.hello, violation, bot.stderr_text() if bot is not None else "")
+    return Probe(None if violation else handle.hello, violation,
+                 process.stderr_text() if process is not None else "")
 
 
 async def probe_hello(player: Player, kill_grace: float = 1.0) -> m.BotHello | None:

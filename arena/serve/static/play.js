@@ -157,7 +157,8 @@
     /* the piles */
     var closed = s.closed_by !== null && s.closed_by !== undefined;
     fill($("talon"), s.talon ? [C.back(s.talon, phrase("talon_cards", false, s.talon))] : s.talon === 0 ? [T.talon_empty] : []);
-    $("closed").textContent = closed ? fmt(T.talon_closed, { name: mine(s.closed_by) ? T.you : nameOf(s.closed_by) }) : "";
+    /* (Bulgarian bends "you" after a preposition: "от вас", not "от вие") */
+    $("closed").textContent = closed ? phrase("talon_closed", mine(s.closed_by), null, { name: nameOf(s.closed_by) }) : "";
     fill($("trump"), s.trump_card ? [card(s.trump_card, closed ? "down" : "")] : s.trump ? [C.suit(s.trump, lang)] : []);
     var key = s.deal + ":" + (s.tricks ? s.tricks[0] + s.tricks[1] : 0);
     if (trickKey !== null && key !== trickKey && s.last_trick && s.tricks[0] + s.tricks[1] > 0) {
