@@ -24,7 +24,7 @@ from arena.protocol.codec import EVENT_LINES, encode, event_lines, rules_to_wire
 from arena.referee.clock import Clock
 from arena.referee.policy import FORFEIT_GAME_POINTS, MAX_VIOLATIONS, ViolationPolicy
 from arena.referee.process import BotProcess
-from arena.referee.record import BotTermination, MatchRecord, Termination
+from arena.referee.record import BotTermination, MatchRecord
 from arena.referee.session import (
     BotHandle,
     Commentary,
@@ -36,7 +36,6 @@ from arena.referee.session import (
     next_line,
     not_sent,
     reject_unasked,
-    shown,
 )
 
 # Re-exported: callers of the match loop pass players and handles, and catch violations, through here.
@@ -221,14 +220,16 @@ class MatchRunner:
         is the cheap form of what it does."""
         bot = seat.handle.bot
         assert bot is not None
+        session = seat.handle.session
         legal = deal.legal_actions()
-        reject_unasked(bot)
+        reject_unasked(bot, session)
         clock = seat.clock
         # encode(Turn(deal.view(...))) without the view (codec.turn_line); in the form the bot chose in its
         # handshake
         seat.outbox.append(turn_line(deal, seat.index, self.match.score_for(seat.index), legal,
-                                     clock.tc.move_ms, clock.bank_left_ms(), seat.handle.version))
+                                     clock.tc.move_ms, clock.bank_left_ms(), session.version))
         lines, seat.outbox = seat.outbox, []
+        session.asked_turn(legal)
         rest = bot.send_now(lines)
         sent = bot.sent_at  # when the lines were written (the transcript's time of them too)
         if rest:  # the pipe was full: the clock starts once the bot has taken the rest
@@ -240,35 +241,26 @@ class MatchRunner:
         deadline = sent + clock.allowed_s()
         commentary: Commentary | None = None
         while True:
-            item = line_now(bot, "turn") or await next_line(bot, deadline, "turn")
+            item = line_now(bot, session) or await next_line(bot, session, deadline)
             now = self.now()
             if now > deadline:
                 self.max_lag = max(self.max_lag, now - max(deadline, item.at))
-            msg = decode_line(bot, item)
-            if msg.__class__ is not m.Reply:
-                if isinstance(msg, m.Info):
-                    commentary = commentary or Commentary(bot, deadline, "turn")
-                    await commentary.took(now)
-                    continue
-                raise Violation(Termination.MALFORMED, "expected an action", shown(item))
-            # From the turn line to the reply as the transcript times them (each rounded to the microsecond),
-            # so the store can take the think times from the transcript; charged as recorded, so that the
-            # stored think times give back every bank= the bot was sent.
-            start = bot.transcript.start
-            think = round(round((item.at - start) * 1000, 3) - round((sent - start) * 1000, 3), 3)
-            seat.think_ms.append(think)
-            clock.charge(think)
-            action = msg.action  # a Reply
-            for a in legal:  # actions are interned: the reply is one of the list's own objects, or illegal
-                if a is action:
-                    return action
-            if action not in legal:
-                raise Violation(
-                    Termination.ILLEGAL,
-                    f"{action} is not legal now; legal: {', '.join(str(a) for a in legal)}",
-                    shown(item),
-                )
-            return action
+            msg = decode_line(bot, session, item)
+            if msg.__class__ is m.Reply:
+                # From the turn line to the reply as the transcript times them (each rounded to the
+                # microsecond), so the store can take the think times from the transcript; charged as
+                # recorded (a reply that is then found illegal too), so that the stored think times give
+                # back every bank= the bot was sent.
+                start = bot.transcript.start
+                think = round(round((item.at - start) * 1000, 3) - round((sent - start) * 1000, 3), 3)
+                seat.think_ms.append(think)
+                clock.charge(think)
+            said = session.receive(msg, item.raw)  # the legal action, commentary, or a Violation
+            if said.__class__ is m.Info:
+                commentary = commentary or Commentary(bot, session, deadline)
+                await commentary.took(now)
+                continue
+            return said  # type: ignore[return-value]  # (neither Info, above, nor a hello: a turn's answer)
 
     async def _violation(self, seat: _Seat, v: Violation, deal: Deal, index: int) -> Action | None:
         """Apply the violation policy. Returns an action to play instead, or None when the deal is over."""

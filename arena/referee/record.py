@@ -5,27 +5,9 @@ can be ended; a BotTermination is one that happened."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from enum import StrEnum
 from typing import Any, Literal
 
-
-class Termination(StrEnum):
-    """Every way a bot's part in a match can be ended by the referee (docs/PROTOCOL.md, "Terminations").
-
-    The value is the name everywhere: the ``error <code>`` line the bot is sent, the database, the reports,
-    and a match's ``reason`` when the termination decided it.
-    """
-
-    HANDSHAKE = "handshake"  # no valid `bot <version> <name>` line in time, or a version not offered
-    TIMEOUT = "timeout"  # no reply within the time for the decision (and the bank)
-    MALFORMED = "malformed"  # a line that is not a message, or not the one asked for
-    OVERLONG = "overlong"  # a line over the protocol's length limit
-    ENCODING = "encoding"  # a line that is not valid UTF-8
-    ILLEGAL = "illegal"  # a well-formed action that is not legal now
-    UNEXPECTED = "unexpected"  # a reply when no decision was asked for
-    CRASH = "crash"  # the process could not start, exited or was killed while the referee needed it
-    DISCONNECT = "disconnect"  # the bot closed its stdout (or stdin) while its process lived on
-    TAMPERED = "tampered"  # the bot's program changed on disk since the run began; it is not started
+from arena.protocol.session import Termination as Termination  # (the protocol's names, for the record's users)
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """A seat's bot session below the match: starting the process, the handshake, and lines in and out.
 
-Everything here turns what a bot does wrong (silence, a bad line, a closed pipe, an exit) into a
-Violation with its Termination; the match loop (arena.referee.match) decides what a violation costs.
+The I/O of the conversation is here (pipes, deadlines, the transcript); its rules are the protocol
+session's (arena.protocol.session.ProtocolSession, one per bot process), which says what each line means
+and names what a bot does wrong (silence, a bad line, a closed pipe, an exit) as a Violation with its
+Termination. The match loop (arena.referee.match) decides what a violation costs.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import trio
 from arena.botspec import fingerprint
 from arena.protocol import messages as m
 from arena.protocol.codec import BotProtocolError, decode_bot_bytes, encode
+from arena.protocol.session import ONLY_INFO, ProtocolSession, Termination, Violation
+from arena.protocol.session import shown as shown_raw
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess, BotSpec, Broken, Eof, Line, start_bot
-from arena.referee.record import Termination
 from arena.referee.sandbox import sandbox_hint
 from arena.units import size_text
 
@@ -26,14 +29,7 @@ if TYPE_CHECKING:
     from arena.referee.channel import ChannelBot
 
 
-class Violation(Exception):
-    """The bot broke the protocol or the rules; ``kind`` is the termination, ``line`` the offending line."""
-
-    def __init__(self, kind: Termination, detail: str, line: str | None = None) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
-        self.line = line
+__all__ = ["ONLY_INFO", "BotHandle", "Player", "Violation", "probe", "probe_hello"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +52,7 @@ class BotHandle:
         self.nursery = nursery  # where the bot's pipe readers run; it must outlive the handle's use
         self.kill_grace = kill_grace
         self.bot: BotProcess | None = None
-        self.hello: m.BotHello | None = None
+        self.session = ProtocolSession()  # the current process's conversation
         self.pids: list[int] = []  # every process started for this handle (each leads its own group)
         # the deal seeds of the matches it was handed: a kept process never meets the same deck twice (the
         # twin game of a duplicate pair deals its opponent's cards to it; arena.referee.pool)
@@ -67,17 +63,23 @@ class BotHandle:
         return self.player.spec.name
 
     @property
+    def hello(self) -> m.BotHello | None:
+        """The current process's answer to the handshake (None before one)."""
+        return self.session.hello
+
+    @property
     def version(self) -> m.Version:
         """The protocol version the current process chose in its handshake (1.0 before one)."""
-        return self.hello.version if self.hello is not None else m.V1_0
+        return self.session.version
 
     async def start(self) -> BotProcess:
         """A handshaken process (the current one if it is still usable). Raises Violation."""
         if self.bot is not None:
             return self.bot
+        self.session = ProtocolSession()
         if self.player.connect is not None:  # no process: no pid, no program to fingerprint
             self.bot = cast(BotProcess, self.player.connect())
-            self.hello = await _handshake(self.bot, self.player.time)
+            await _handshake(self.bot, self.session, self.player.time)
             return self.bot
         try:
             bot = await start_bot(self.player.spec, self.nursery, self.kill_grace)
@@ -89,7 +91,7 @@ class BotHandle:
         self.bot = bot
         self.pids.append(bot.proc.pid)
         try:
-            self.hello = await _handshake(bot, self.player.time)
+            await _handshake(bot, self.session, self.player.time)
         except Violation as v:
             raise await _explained(bot, v) from None
         return bot
@@ -168,9 +170,6 @@ def check_program(spec: BotSpec) -> None:
                                               f"{spec.fingerprint}, now {now}); it is not started again")
 
 
-ONLY_INFO = " (only info lines)"  # how a timeout's detail ends when the bot wrote commentary but no answer
-
-
 class Commentary:
     """The ``info`` lines one wait takes instead of its answer. A bot may write them at any time, and every
     one that is there is read at once, without awaiting; so that one that never stops writing them still
@@ -182,10 +181,10 @@ class Commentary:
 
     CHECKPOINT = 64
 
-    def __init__(self, bot: BotProcess, deadline: float, waiting_for: str) -> None:
+    def __init__(self, bot: BotProcess, session: ProtocolSession, deadline: float) -> None:
         self.bot = bot
+        self.session = session
         self.deadline = deadline
-        self.waiting_for = waiting_for
         self.count = 0
         self.left: int | None = None  # past the deadline: the lines still to take that were there then
 
@@ -195,38 +194,25 @@ class Commentary:
             if self.left is None:
                 self.left = self.bot.waiting_lines()
             if self.left <= 0:
-                kind = Termination.HANDSHAKE if self.waiting_for == "handshake" else Termination.TIMEOUT
-                raise Violation(kind, f"no answer to the {self.waiting_for} in time{ONLY_INFO}")
+                raise self.session.no_answer(only_info=True)
             self.left -= 1
         self.count += 1
         if self.count % self.CHECKPOINT == 0:
             await trio.lowlevel.checkpoint()
 
 
-async def _handshake(bot: BotProcess, tc: TimeControl) -> m.BotHello:
+async def _handshake(bot: BotProcess, session: ProtocolSession, tc: TimeControl) -> m.BotHello:
+    session.asked_hello()
     await bot.send([encode(m.Hello())])
     deadline = trio.current_time() + (tc.handshake_ms + tc.grace_ms) / 1000
-    commentary = Commentary(bot, deadline, "handshake")
+    commentary = Commentary(bot, session, deadline)
     while True:
-        item = await next_line(bot, deadline, "handshake")
-        try:
-            msg = decode_line(bot, item)
-        except Violation as v:  # not a protocol line at all ("Loading model..."): still the handshake's fault
-            if v.kind is not Termination.MALFORMED:
-                raise
-            raise Violation(Termination.HANDSHAKE, f"expected 'bot <version> <name>', got {shown(item)}",
-                            shown(item)) from None
-        if isinstance(msg, m.Info):
+        item = await next_line(bot, session, deadline)
+        said = session.receive(decode_line(bot, session, item), item.raw)
+        if said.__class__ is m.Info:
             await commentary.took(trio.current_time())
             continue
-        if not isinstance(msg, m.BotHello):
-            raise Violation(Termination.HANDSHAKE, f"expected 'bot <version> <name>', got {shown(item)}",
-                            shown(item))
-        if msg.version not in m.VERSIONS:
-            offered = " ".join(map(str, m.VERSIONS))
-            raise Violation(Termination.HANDSHAKE,
-                            f"version {msg.version} is not offered (the referee speaks {offered})", shown(item))
-        return msg
+        return cast(m.BotHello, said)
 
 
 @dataclass(frozen=True)
@@ -261,21 +247,18 @@ async def probe_hello(player: Player, kill_grace: float = 1.0) -> m.BotHello | N
 
 def shown(item: Line | Eof | Broken) -> str:
     """The line as a termination records it: decoded leniently and capped."""
-    if isinstance(item, Line):
-        return item.raw[:200].decode("utf-8", "replace")
-    return ""
+    return shown_raw(item.raw) if isinstance(item, Line) else ""
 
 
-async def next_line(bot: BotProcess, deadline: float, waiting_for: str) -> Line:
-    """The next line before the deadline, or a Violation naming what went wrong."""
+async def next_line(bot: BotProcess, session: ProtocolSession, deadline: float) -> Line:
+    """The next line before the deadline, or the Violation that says why none came."""
     # (receive_until looks at the pipe once more before giving up: if we were late to wake, the reply may be
     # sitting there already, and that is our lag, not the bot's slowness)
     item = await bot.receive_until(deadline)
     if item is None:
-        kind = Termination.HANDSHAKE if waiting_for == "handshake" else Termination.TIMEOUT
-        raise Violation(kind, f"no answer to the {waiting_for} in time")
+        raise session.no_answer()
     if not isinstance(item, Line):
-        raise _stream_violation(bot, item, waiting_for)
+        raise _stream_violation(bot, session, item)
     return item
 
 
@@ -284,8 +267,8 @@ async def next_line(bot: BotProcess, deadline: float, waiting_for: str) -> Line:
 _REPLIES: dict[bytes, tuple[str, m.Reply]] = {}
 
 
-def decode_line(bot: BotProcess, item: Line) -> m.BotMessage:
-    """The line as a message, added to the transcript first. Raises Violation."""
+def decode_line(bot: BotProcess, session: ProtocolSession, item: Line) -> m.BotMessage:
+    """The message the line holds, the line added to the transcript first. Raises Violation."""
     known = _REPLIES.get(item.raw)
     if known is not None:
         bot.transcript.add("<", known[0], item.at)
@@ -301,10 +284,7 @@ def decode_line(bot: BotProcess, item: Line) -> m.BotMessage:
                 return msg
     text = raw.decode("utf-8", "replace")
     bot.transcript.add("<", text, item.at)
-    try:
-        msg = decode_bot_bytes(raw)
-    except BotProtocolError as e:
-        raise Violation(Termination(e.code), str(e), text[:200]) from None
+    msg = session.decode(raw)
     if isinstance(msg, m.Reply) and len(item.raw) <= 32:
         if len(_REPLIES) >= 4096:
             _REPLIES.clear()
@@ -312,34 +292,29 @@ def decode_line(bot: BotProcess, item: Line) -> m.BotMessage:
     return msg
 
 
-def line_now(bot: BotProcess, waiting_for: str) -> Line | None:
+def line_now(bot: BotProcess, session: ProtocolSession) -> Line | None:
     """The next line if one has arrived (None if none has yet), without waiting: what `next_line` gives
     when it need not wait. Raises Violation when the stream ended or broke instead."""
     item = bot.poll()
     if item is None or isinstance(item, Line):
         return item
-    raise _stream_violation(bot, item, waiting_for)
+    raise _stream_violation(bot, session, item)
 
 
-def reject_unasked(bot: BotProcess) -> None:
-    """Raise Violation if anything but commentary (``info``) arrived before the referee asked for a decision."""
+def reject_unasked(bot: BotProcess, session: ProtocolSession) -> None:
+    """Take what arrived while nothing was asked: commentary (``info``) is kept, anything else is a
+    Violation (the session says which)."""
     for item in bot.pending_now():
-        if isinstance(item, Line):
-            msg = decode_line(bot, item)
-            if isinstance(msg, m.Info):
-                continue
-            raise Violation(Termination.UNEXPECTED, "a line arrived when no decision was asked for", shown(item))
-        raise _stream_violation(bot, item)
+        if not isinstance(item, Line):
+            raise _stream_violation(bot, session, item)
+        session.receive(decode_line(bot, session, item), item.raw)
 
 
-def _stream_violation(bot: BotProcess, item: Eof | Broken, waiting_for: str | None = None) -> Violation:
+def _stream_violation(bot: BotProcess, session: ProtocolSession, item: Eof | Broken) -> Violation:
     """Why no line came: the bytes broke the protocol, the process exited, or it closed its stdout."""
     if isinstance(item, Broken):
         return Violation(Termination(item.error.code), str(item.error))
-    if item.exited:
-        waited = f" while the referee waited for the {waiting_for}" if waiting_for else ""
-        return Violation(Termination.CRASH, f"the bot {bot.exit_description()}{waited}")
-    return Violation(Termination.DISCONNECT, "the bot closed its stdout")
+    return session.ended(item.exited, bot.exit_description() if item.exited else "")
 
 
 async def not_sent(bot: BotProcess) -> NoReturn:
