@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reference_replay import replay
 
 from arena.cli.report import add_parser as add_report_parser
 from arena.errors import ArenaError, StoreError
@@ -382,7 +383,7 @@ def match_data(report: Path, match_id: str) -> dict[str, Any]:
 
 def replay_data(report: Path, store: Store, match_id: str) -> dict[str, Any]:
     """The replay's steps as the viewer rebuilds them from the data file: the steps of the reference
-    replay (arena.report.context.replay, which the browser test compares the viewer's steps with) with the
+    replay (tests/reference_replay.py, which the browser test compares the viewer's steps with) with the
     data file's ``say`` entries put on their steps as report.js puts them."""
     data = match_data(report, match_id)
     m = next(x for x in store.matches(store.tournament_info().name) if x.match_id == match_id)
@@ -391,7 +392,7 @@ def replay_data(report: Path, store: Store, match_id: str) -> dict[str, Any]:
     rules = ctx.rules_of(store.tournament_info().rules)
     assert rules is not None
     note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
-    steps = ctx.replay(rules, store.deals(match_id), m.seats, note)
+    steps = replay(rules, store.deals(match_id), m.seats, note)
     for n, seat, ms, *extra in data["say"]:
         entry = {"seat": seat, **({"ms": ms} if ms is not None else {}), **(extra[0] if extra else {})}
         steps["steps"][n].setdefault("say", []).append(entry)
@@ -545,7 +546,7 @@ def test_placeholder_referee_lines_give_the_same_annotations() -> None:
               ("" if d == ">" else text)] for ms, d, text in full]
     got = []
     for lines in (full, short):
-        data = ctx.replay(rules, rows, ("a", "b"))
+        data = replay(rules, rows, ("a", "b"))
         ctx.annotate(data, rows, 0, lines, [])
         got.append(said(data, 0))
     assert got[0] == got[1] and len(got[0]) == sum(t.startswith("0:") for r in rows for t in r.actions) + 1
@@ -717,7 +718,7 @@ def test_annotate_without_deal_lines_and_with_odd_transcripts() -> None:
     for n, token in enumerate(mine):
         lines += [[10.0 * n, ">", "turn seat=1"], [10.0 * n + 1, "<", f"info {token}"],
                   [10.0 * n + 2.5, "<", token.split(":", 1)[1].replace(":", " ")]]
-    data = ctx.replay(rules, rows, ("a", "b"))
+    data = replay(rules, rows, ("a", "b"))
     ctx.annotate(data, rows, 1, lines, [])  # no think times stored: the transcript's own
     actions = {info["first"] + 1 + i: t for r, info in zip(rows, data["deals"], strict=True)
                for i, t in enumerate(r.actions)}
@@ -798,7 +799,7 @@ def test_replay_labels_describe_the_actions() -> None:
         if "exchange" in text and "marriage" in text and "close" in text:
             break
     rows = _stored_deals(sim)
-    data = ctx.replay(rules, rows, ("north", "south"))
+    data = replay(rules, rows, ("north", "south"))
     labels = [" ".join(p if isinstance(p, str) else p[0] for p in s["label"]) for s in data["steps"]]
     joined = "\n".join(labels)
     for words in ("exchanges", "declares the marriage", "closes the talon", "wins the trick", "draws",
@@ -808,7 +809,7 @@ def test_replay_labels_describe_the_actions() -> None:
     assert "differs" not in joined
     # a corrupt row stops the replay of its deal with a message instead of failing the page
     broken = [dataclasses.replace(rows[0], actions=("0:play:Xx",))]
-    data = ctx.replay(rules, broken, ("a", "b"))
+    data = replay(rules, broken, ("a", "b"))
     assert "replay stopped" in data["steps"][-1]["label"][0]
 
 

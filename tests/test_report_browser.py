@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
+from reference_replay import replay  # noqa: E402
 from test_report import (  # noqa: E402
     EVIL,
     EVIL_INFO,
@@ -469,7 +470,7 @@ def test_the_viewer_rebuilds_every_step_as_the_rules_engine_plays_it(reports: di
                 if not m.done:
                     continue
                 note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
-                want = ctx.replay(rules, store.deals(m.match_id), m.seats, note)["steps"]
+                want = replay(rules, store.deals(m.match_id), m.seats, note)["steps"]
                 got = page.evaluate("d => rebuildReplay(d).steps", match_data(reports[name], m.match_id))
                 assert len(got) == len(want), m.match_id
                 for n, (g, w) in enumerate(zip(got, want, strict=True)):

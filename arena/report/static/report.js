@@ -41,7 +41,7 @@ var arenaData = (function () {
 function arenaMatches(rows) { arenaMatches.rows = rows; }
 
 /* The replay's steps from a data file's deals (see arena.report.context.compact_deal): the same steps,
-   with the same table at each, that arena.report.context.replay builds with the rules engine. */
+   with the same table at each, that tests/reference_replay.py builds with the rules engine. */
 var rebuildReplay = (function () {
   "use strict";
   var RANKS = "9JQKTA", SUITS = "shcd";  /* display order: black, red, black, red; high ranks first */
