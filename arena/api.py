@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError, ConfigError
+from arena.stats import PairSprt
 
 if TYPE_CHECKING:
     from arena.game.variants import RuleSet
@@ -407,7 +408,7 @@ def play_match(
     names: tuple[str, str] | None = None,
     sandbox: str | None = None,
     db: str | os.PathLike[str] | None = None,
-    sprt: Sprt | None = None,
+    sprt: Sprt | PairSprt | None = None,
     secrets: Sequence[Path] = (),
     on_record: Callable[[MatchSpec, MatchRecord], None] | None = None,
     log: Log = _quiet,
@@ -460,6 +461,9 @@ def play_match(
             if sprt is not None and store.count(config.name, "done"):
                 raise ConfigError(f"--sprt: {path} already holds {store.count(config.name, 'done')} matches of this "
                                   "series, and an SPRT decides from the first match on; use a new --db file")
+            if sprt is not None and duplicate and not isinstance(sprt, PairSprt):
+                # matches 2k and 2k+1 share their deals: the pair is the unit (STATISTICS.md)
+                sprt = PairSprt(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
             stop = _SprtFeed(sprt, names[0]) if sprt is not None else None
             played: dict[int, str] = {}  # order -> match id, of the matches this call played
 
@@ -477,14 +481,17 @@ def play_match(
                 summary["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
                                    "verdict": sprt.verdict, "llr": round(sprt.llr, 4),
                                    "bounds": [round(x, 4) for x in sprt.bounds], "matches": stop.games,
-                                   "games": stop.games}  # games: the older name of matches, kept
+                                   "games": stop.games,  # games: the older name of matches, kept
+                                   "unit": "pair" if isinstance(sprt, PairSprt) else "match"}
         return SeriesOutcome(names, config.seed, summary, database, interrupted)
 
 
 class _SprtFeed:
-    """Feeds the SPRT in match order, so its verdict does not depend on which match finished first."""
+    """Feeds the SPRT in match order, so its verdict does not depend on which match finished first; a
+    `PairSprt` gets each duplicate pair (matches 2k and 2k+1) once both are in. ``games``: the matches the
+    verdict counted."""
 
-    def __init__(self, sprt: Sprt, first: str) -> None:
+    def __init__(self, sprt: Sprt | PairSprt, first: str) -> None:
         self.sprt = sprt
         self.first = first
         self.fed: dict[int, float] = {}
@@ -492,9 +499,11 @@ class _SprtFeed:
 
     def feed(self, spec: MatchSpec, rec: MatchRecord) -> bool:
         self.fed[spec.order] = 1.0 if rec.winner_name == self.first else 0.0
-        while self.games in self.fed:
-            self.sprt.update(self.fed.pop(self.games))
-            self.games += 1
+        step = 2 if isinstance(self.sprt, PairSprt) else 1
+        while all(self.games + i in self.fed for i in range(step)):
+            scores = [self.fed.pop(self.games + i) for i in range(step)]
+            self.sprt.update(sum(scores) / step)
+            self.games += step
             if self.sprt.verdict is not None:
                 return True
         return False

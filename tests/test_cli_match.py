@@ -42,6 +42,15 @@ def test_sprt_stops_with_a_verdict():
     assert result.returncode == 0, result.stderr
     sprt = json.loads(result.stdout)["sprt"]
     assert sprt["verdict"] == "H1" and sprt["games"] < 200 and sprt["llr"] >= sprt["bounds"][1]
+    assert sprt["unit"] == "pair" and sprt["matches"] % 2 == 0  # duplicate deals: whole pairs decide
+
+
+def test_sprt_without_duplicate_deals_counts_matches_one_by_one():
+    result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
+                   "--no-duplicate", "--sprt", "elo0=0", "elo1=100", "--json")
+    assert result.returncode == 0, result.stderr
+    sprt = json.loads(result.stdout)["sprt"]
+    assert sprt["verdict"] == "H1" and sprt["unit"] == "match"
 
 
 def test_misbehaving_bot_is_counted_in_terminations():

@@ -235,10 +235,10 @@ def test_sprt_line_counts_matches_and_says_what_the_test_decided():
     assert result.returncode == 0, result.stderr
     text = result.stdout
     sprt = text[text.index("  SPRT: "):]
-    m = re.match(r"  SPRT: H1 accepted after (\d+) matches: LLR ([+-][\d.]+) reached the H1 bound \+2\.944 "
-                 r"\(H0 bound -2\.944\)", sprt)
+    m = re.match(r"  SPRT: H1 accepted after (\d+) matches \((\d+) duplicate pairs\): LLR ([+-][\d.]+) reached the "
+                 r"H1 bound \+2\.944 \(H0 bound -2\.944\)", sprt)
     assert m, sprt
-    assert 0 < int(m[1]) < 200 and float(m[2]) >= 2.944
+    assert 0 < int(m[1]) < 200 and int(m[1]) == 2 * int(m[2]) and float(m[3]) >= 2.944
     assert " games" not in sprt
     flat = " ".join(sprt.split())
     assert "H0: greedy is +0 Elo against random; H1: greedy is +100 Elo against random." in flat

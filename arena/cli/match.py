@@ -200,7 +200,8 @@ def format_summary(s: dict[str, Any]) -> str:
 
         sp = s["sprt"]
         first, *rest = verdict_text(a, b, sp["elo0"], sp["elo1"], sp["alpha"], sp["beta"], sp["verdict"], sp["llr"],
-                                    (sp["bounds"][0], sp["bounds"][1]), sp.get("matches", sp["games"]))
+                                    (sp["bounds"][0], sp["bounds"][1]), sp.get("matches", sp["games"]),
+                                    pairs=sp.get("unit") == "pair")
         lines.append(f"  SPRT: {first}")
         lines.extend(textwrap.wrap(" ".join(rest), 108, initial_indent=" " * 8, subsequent_indent=" " * 8))
     for name in (a, b):

@@ -10,13 +10,14 @@ I/O, no clock, no trio, no sqlite.
   variance the pairs saved compared with independent matches; head-to-head LOS.
 - :func:`standings`: every per-bot total (matches, wins, game points, deals, closes, marriages,
   terminations, think time) from :class:`MatchFacts`; the one place they are computed.
-- :class:`Sprt` and :func:`parse_sprt_args`: a sequential test for a two-bot match.
+- :class:`Sprt` and :func:`parse_sprt_args`: a sequential test for a two-bot match; :class:`PairSprt`, the
+  same with the duplicate pair as its unit.
 """
 
 from arena.stats.pairings import Pairing, los, pairings
 from arena.stats.ratings import ELO_PER_NAT, Rating, Ratings, elo_diff, expected_score, ratings
 from arena.stats.results import Result
-from arena.stats.sprt import Sprt, parse_sprt_args
+from arena.stats.sprt import PairSprt, Sprt, parse_sprt_args
 from arena.stats.standings import (
     BotStanding,
     DealFacts,
@@ -28,7 +29,7 @@ from arena.stats.standings import (
 )
 
 __all__ = [
-    "ELO_PER_NAT", "BotStanding", "DealFacts", "MatchFacts", "Pairing", "Rating", "Ratings", "Result", "Sprt",
-    "Standings", "TerminationFacts", "ThinkTime", "elo_diff", "expected_score", "los", "pairings",
+    "ELO_PER_NAT", "BotStanding", "DealFacts", "MatchFacts", "PairSprt", "Pairing", "Rating", "Ratings", "Result",
+    "Sprt", "Standings", "TerminationFacts", "ThinkTime", "elo_diff", "expected_score", "los", "pairings",
     "parse_sprt_args", "ratings", "standings",
 ]

@@ -89,13 +89,122 @@ class Sprt:
         )
 
 
+class PairSprt:
+    """A generalized SPRT with the duplicate pair as its unit (fishtest's pentanomial habit, for a game
+    without draws: three outcomes).
+
+    The two matches of a duplicate pair are played on the same deals with the seats swapped, so the luck of
+    the cards largely cancels within the pair, and its two results are not independent: counting them as
+    two Bernoulli trials (`Sprt`) overstates what they tell when they split, and wastes what they tell
+    when they agree. Here each pair is one observation, the candidate's score in it: 0 (lost both), 0.5
+    (won one) or 1 (won both). Its distribution over the three outcomes is left free (no model of how the
+    two games depend on each other); H0 and H1 only fix its mean, at E(elo0) and E(elo1). After N pairs the
+    log-likelihood ratio is that of the two most likely distributions with those means, each fitted to the
+    counts (the generalized likelihood ratio; Lehmann's method, as fishtest computes it), and the test stops
+    at the first crossing of Wald's bounds, as `Sprt` does.
+
+    Assumptions: pairs are independent of each other and alike (one candidate, one opponent, one time
+    control); the mean of a pair's score is the expected score E(d) of an Elo difference d. ``matches``
+    counts two per pair. Unpaired matches (``duplicate: false``) keep `Sprt`.
+    """
+
+    SCORES = (0.0, 0.5, 1.0)
+    PRIOR = 1e-3  # a pseudo-count per outcome: the fit exists before every outcome has been seen
+
+    def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> None:
+        plain = Sprt(elo0, elo1, alpha, beta)  # (the same checks and bounds)
+        self.elo0, self.elo1, self.alpha, self.beta = plain.elo0, plain.elo1, plain.alpha, plain.beta
+        self.s0, self.s1 = plain.p0, plain.p1
+        self.lower, self.upper = plain.lower, plain.upper
+        self.counts = [0, 0, 0]
+        self.llr = 0.0
+        self.points = 0.0
+        self._verdict: str | None = None
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def matches(self) -> int:
+        """Matches fed in so far: two per pair."""
+        return 2 * self.pairs
+
+    @property
+    def games(self) -> int:
+        return self.matches
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return self.lower, self.upper
+
+    @property
+    def verdict(self) -> str | None:
+        """'H1', 'H0', or None while the test should go on; the first crossing decides."""
+        return self._verdict
+
+    def update(self, score: float) -> str | None:
+        """Add one pair in which the candidate scored ``score`` (0, 0.5 or 1: its wins out of 2, halved)."""
+        if score not in self.SCORES:
+            raise ValueError(f"a pair's score must be 0, 0.5 or 1, got {score!r}")
+        self.counts[self.SCORES.index(score)] += 1
+        self.points += 2 * score
+        self.llr = pair_llr(self.counts, self.s0, self.s1, self.PRIOR)
+        if self._verdict is None:
+            if self.llr >= self.upper:
+                self._verdict = "H1"
+            elif self.llr <= self.lower:
+                self._verdict = "H0"
+        return self._verdict
+
+    def __repr__(self) -> str:
+        return f"PairSprt(elo0={self.elo0:g}, elo1={self.elo1:g}, alpha={self.alpha:g}, beta={self.beta:g})"
+
+
+def pair_llr(counts: Sequence[int], s0: float, s1: float, prior: float = PairSprt.PRIOR) -> float:
+    """The generalized log-likelihood ratio of H1 (mean score ``s1``) against H0 (``s0``) for ``counts`` of
+    the pair scores 0, 0.5 and 1."""
+    n = sum(counts)
+    if n == 0:
+        return 0.0
+    weights = [c + prior for c in counts]
+    total = sum(weights)
+    shares = [w / total for w in weights]
+    p0 = _fit(shares, PairSprt.SCORES, s0)
+    p1 = _fit(shares, PairSprt.SCORES, s1)
+    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
+
+
+def _fit(shares: Sequence[float], xs: Sequence[float], mean: float) -> list[float]:
+    """The distribution over ``xs`` with the given ``mean`` that is most likely for the observed ``shares``:
+    p_i = share_i / (1 + lam (x_i - mean)), with lam found by bisection so that the p_i add up to 1."""
+    ds = [x - mean for x in xs]
+    # 1 + lam d > 0 for every d: lam lies strictly between -1/max(d) and -1/min(d)
+    lo, hi = -1.0 / max(ds), -1.0 / min(ds)
+    for _ in range(200):
+        lam = (lo + hi) / 2
+        # g(lam) = sum share_i d_i / (1 + lam d_i) falls as lam grows; its root is the constrained fit
+        g = sum(sh * d / (1 + lam * d) for sh, d in zip(shares, ds, strict=True))
+        if g > 0:
+            lo = lam
+        else:
+            hi = lam
+    lam = (lo + hi) / 2
+    p = [sh / (1 + lam * d) for sh, d in zip(shares, ds, strict=True)]
+    total = sum(p)
+    return [x / total for x in p]
+
+
 def verdict_text(first: str, second: str, elo0: float, elo1: float, alpha: float, beta: float,
-                 verdict: str | None, llr: float, bounds: tuple[float, float], matches: int) -> list[str]:
+                 verdict: str | None, llr: float, bounds: tuple[float, float], matches: int,
+                 pairs: bool = False) -> list[str]:
     """The SPRT's state in words: the verdict with the LLR and its bounds, then what H0 and H1 are and what
     the verdict does (and does not) say. ``first`` is the candidate, whose Elo relative to ``second`` the
     hypotheses are about. The first line starts with "H1 accepted", "H0 accepted" or "no verdict"."""
     lower, upper = bounds
     played = f"{matches} match{'es' if matches != 1 else ''}"
+    if pairs:  # (a PairSprt: its unit)
+        played += f" ({matches // 2} duplicate pair{'s' if matches // 2 != 1 else ''})"
     hypotheses = f"H0: {first} is {elo0:+g} Elo against {second}; H1: {first} is {elo1:+g} Elo against {second}."
     if verdict == "H1":
         head = f"H1 accepted after {played}: LLR {llr:+.3f} reached the H1 bound {upper:+.3f} (H0 bound {lower:+.3f})"
