@@ -17,8 +17,7 @@ import shlex
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,10 +32,10 @@ if TYPE_CHECKING:
     from arena.referee.record import MatchRecord, MatchSpec
     from arena.stats.sprt import Sprt
     from arena.stats.standings import MatchFacts
+    from arena.store import Store
     from arena.tournament.build import BotProvenance
     from arena.tournament.config import TournamentConfig
     from arena.tournament.runner import Progress
-    from arena.tournament.store import Store
 
 Log = Callable[[str], None]
 
@@ -84,9 +83,9 @@ def run_tournament(
     (docs/DISTRIBUTED.md); neither changes a result.
     """
     from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
+    from arena.store import RunLock, fresh_files
     from arena.tournament.build import bot_provenance, run_builds
     from arena.tournament.config import TournamentConfig, load_config
-    from arena.tournament.store import RunLock, fresh_files
 
     if not isinstance(config, TournamentConfig):
         config = load_config(config)
@@ -174,15 +173,10 @@ def _with_executor(config: TournamentConfig, executor: str | None, workers: int 
     return config
 
 
-@contextmanager
-def _open_store(path: Path) -> Iterator[Store]:
-    from arena.tournament.store import Store
+def _open_store(path: Path) -> Store:
+    from arena.store import Store
 
-    store = Store(path)
-    try:
-        yield store
-    finally:
-        store.close()
+    return Store(path)
 
 
 def _with_seed(config: TournamentConfig, store: Store) -> tuple[TournamentConfig, str]:
@@ -269,7 +263,7 @@ async def _until_interrupted(fn: Callable[..., Any], *args: Any) -> bool:
 
     import trio
 
-    from arena.tournament.store import DiskFull
+    from arena.store import DiskFull
 
     interrupted = False
     try:
@@ -322,7 +316,7 @@ class _ReportWriter:
 
     def write(self, final: bool = True) -> None:
         from arena.report import render_report
-        from arena.tournament.store import DiskFull, is_disk_full
+        from arena.store import DiskFull, is_disk_full
 
         self.last = time.monotonic()
         out = Path(self.config.report_dir)
@@ -425,9 +419,9 @@ def play_match(
     from arena.game.variants import PRESETS
     from arena.referee.clock import TimeControl
     from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
+    from arena.store import RunLock
     from arena.tournament.build import bot_provenance
     from arena.tournament.config import MAX_CONCURRENCY
-    from arena.tournament.store import RunLock
 
     if isinstance(rules, str):
         rules = PRESETS[rules]

@@ -47,10 +47,10 @@ from arena.game import preset  # noqa: E402
 from arena.referee.clock import TimeControl  # noqa: E402
 from arena.referee.match import BotHandle, Player, play_match  # noqa: E402
 from arena.referee.process import BotSpec  # noqa: E402
+from arena.store import Store  # noqa: E402
 from arena.tournament.config import parse_config  # noqa: E402
 from arena.tournament.runner import Progress, play_tournament  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
-from arena.tournament.store import Store  # noqa: E402
 
 
 def bot_argv(kind: str) -> tuple[str, ...]:

@@ -41,12 +41,12 @@ sys.path.insert(0, str(BENCH))
 import trio  # noqa: E402
 from cases import TRIVIAL_C, OtherLoad  # noqa: E402
 
+from arena.store import Store  # noqa: E402
 from arena.tournament.config import ExecutorConfig, parse_config  # noqa: E402
 from arena.tournament.dask_executor import plan_dask  # noqa: E402
 from arena.tournament.executors import open_executor  # noqa: E402
 from arena.tournament.runner import player_for, run_matches  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
-from arena.tournament.store import Store  # noqa: E402
 
 CONCURRENCY = 4
 WARMUP = 8

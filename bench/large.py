@@ -42,10 +42,10 @@ from cases import OtherLoad  # noqa: E402
 
 from arena.report import context as ctx  # noqa: E402
 from arena.stats import ratings  # noqa: E402
+from arena.store import Store  # noqa: E402
 from arena.tournament.config import parse_config  # noqa: E402
 from arena.tournament.runner import Progress, play_tournament  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
-from arena.tournament.store import Store  # noqa: E402
 
 
 def config_text(bots: int, pairs: int, concurrency: int, reuse: bool, sandbox: str, tmp: Path) -> str:

@@ -43,7 +43,7 @@ AREAS = (
     ("arena/referee/match.py", "arena.referee.match (match loop)"),
     ("arena/referee/process.py", "arena.referee.process (pipes, transcript)"),
     ("arena/referee/", "arena.referee (other)"),
-    ("arena/tournament/store.py", "arena.tournament.store (database)"),
+    ("arena/store/", "arena.store (database)"),
     ("arena/tournament/", "arena.tournament (runner, worker)"),
     ("sqlite_utils/", "sqlite-utils + sqlite3"),
     ("sqlite3/", "sqlite-utils + sqlite3"),

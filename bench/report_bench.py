@@ -22,7 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from test_report import synthetic_db  # noqa: E402
 
 from arena.report import render_report  # noqa: E402
-from arena.tournament.store import Store  # noqa: E402
+from arena.store import Store  # noqa: E402
 
 
 def main() -> int:

@@ -15,7 +15,7 @@ from arena.game.cards import CARD_TEXT, SUITS, parse_cards
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet
 from arena.report.context import _hand
-from arena.tournament.store import StoredDeal
+from arena.store import StoredDeal
 
 
 def replay(

@@ -345,7 +345,7 @@ def test_a_shipped_bot_plays_from_the_workers_copy(cluster, tmp_path):
     finally:
         con.close()
     assert [json.loads(h[0])["name"] for h in hellos] == ["shipped", "shipped"]
-    from arena.tournament.store import Store
+    from arena.store import Store
 
     store = Store.open_existing(tmp_path / "t.db")
     try:

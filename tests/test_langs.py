@@ -16,8 +16,8 @@ import pytest
 
 from arena.api import run_tournament
 from arena.referee.sandbox import bwrap_problem
+from arena.store import Store
 from arena.tournament.preflight import BotStartError
-from arena.tournament.store import Store
 from tests.harness import bot_copy
 
 LANGS = Path(__file__).resolve().parent / "bots" / "langs"

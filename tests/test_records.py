@@ -29,7 +29,7 @@ from arena.records import (
     parse_pgn,
     to_json,
 )
-from arena.tournament.store import Store
+from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "RECORDS.md"

@@ -29,8 +29,8 @@ from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termina
 from arena.report import context as ctx
 from arena.report import render_report
 from arena.report.charts import histogram, line_chart, ratings_chart
+from arena.store import Store, StoredDeal
 from arena.tournament.build import BotProvenance
-from arena.tournament.store import Store, StoredDeal
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIL = "<script>alert(1)</script>"

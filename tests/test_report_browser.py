@@ -44,7 +44,7 @@ from test_report import (  # noqa: E402
 from arena.game.cards import Card  # noqa: E402
 from arena.report import context as ctx  # noqa: E402
 from arena.report import render_report  # noqa: E402
-from arena.tournament.store import Store  # noqa: E402
+from arena.store import Store  # noqa: E402
 
 
 @pytest.fixture(scope="module")

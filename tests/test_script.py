@@ -26,8 +26,8 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import Player, play_match
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
-from arena.tournament import store as store_module
-from arena.tournament.store import Store
+from arena.store import Store
+from arena.store import codec as store_codec
 from tests.test_game_properties import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,12 +53,12 @@ def assert_by_the_book_needs_no_replay(rec: MatchRecord) -> None:
     """The store does not replay a match that went by the book to find which referee lines it rebuilds:
     it takes every one from the match line to match-end. Replaying it and comparing line by line (what it
     does for any other match) must find exactly the same."""
-    assert store_module._by_the_book(rec)
+    assert store_codec._by_the_book(rec)
     deals = [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals]
     args = (RuleSet.from_dict(rec.rules), rec.match_id, rec.bots, deals, rec.think_ms, str(rec.reason),
             rec.transcripts)
-    trusted = store_module._rebuilt_payloads(*args, by_the_book=True)
-    assert trusted == store_module._rebuilt_payloads(*args, by_the_book=False), rec.match_id
+    trusted = store_codec._rebuilt_payloads(*args, by_the_book=True)
+    assert trusted == store_codec._rebuilt_payloads(*args, by_the_book=False), rec.match_id
     assert all("script" in value for value in trusted)
 
 

@@ -11,8 +11,8 @@ import pytest
 from arena.game import Match, preset
 from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termination
 from arena.stats import BotStanding, DealFacts, MatchFacts, TerminationFacts, ThinkTime, standings
+from arena.store import Store, record_facts
 from arena.tournament.build import BotProvenance
-from arena.tournament.store import Store, record_facts
 
 
 def deal(winner: int | None, gp: int = 1, closes: tuple[int, int] = (0, 0),

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import trio
 
+from arena.errors import StoreError
 from arena.game import preset
 from arena.referee.clock import TimeControl
 from arena.referee.match import Player, play_match
@@ -22,9 +23,8 @@ from arena.referee.process import STDERR_CAP, BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.report import context as ctx
 from arena.report import render_report
-from arena.tournament import store as store_module
+from arena.store import MIGRATIONS, Store
 from arena.tournament.build import BotProvenance
-from arena.tournament.store import Store
 
 BOTS = Path(__file__).resolve().parent / "bots"
 ROOT = BOTS.parent.parent
@@ -183,7 +183,7 @@ def test_a_write_that_fails_leaves_no_dictionary_behind(tmp_path: Path) -> None:
     other = Store(tmp_path / "b.db")
     rec = records[0]
     stray = MatchRecord(**{**rec.__dict__, "match_id": "not-scheduled"})
-    with pytest.raises(store_module.StoreError, match="no scheduled match"):
+    with pytest.raises(StoreError, match="no scheduled match"):
         other.save(stray)
     assert other.db.conn.execute("SELECT count(*) FROM dictionaries").fetchone()[0] == 0
     spec = MatchSpec(rec.match_id, ("greedy", "good"), 0, 0, "greedy", "good", 7, 0, 0)
@@ -202,7 +202,7 @@ def _old_schema_db(path: Path, records: list[MatchRecord], rules: dict[str, Any]
     import sqlite_utils
 
     sdb = sqlite_utils.Database(db)
-    store_module.MIGRATIONS[0][1](sdb)
+    MIGRATIONS[0][1](sdb)
     sdb.table("_migrations").create({"name": str, "applied_at": str}, pk="name")
     sdb.table("_migrations").insert({"name": "001_initial", "applied_at": "2026-01-01T00:00:00+00:00"})
     sdb.table("tournaments").insert({"name": "old", "config_path": "old.yaml", "config_text": "name: old\n",
@@ -277,8 +277,7 @@ def test_a_reader_sees_what_another_connection_commits_since_its_last_read(
         src.backup(dst)
     src.close()
     dst.close()
-    reader, writer = Store.open_existing(tmp_path / "copy.db"), Store.open_existing(tmp_path / "copy.db")
-    try:
+    with Store.open_existing(tmp_path / "copy.db") as reader, Store.open_existing(tmp_path / "copy.db") as writer:
         mid = records[0].match_id
         first = reader.deals(mid)
         assert reader.deals(mid) == first
@@ -286,9 +285,6 @@ def test_a_reader_sees_what_another_connection_commits_since_its_last_read(
             writer.db.conn.execute("UPDATE deals SET game_points = 3 - game_points WHERE match_id = ? AND idx = 0",
                                    [mid])
         assert reader.deals(mid)[0].game_points == 3 - first[0].game_points
-    finally:
-        reader.close()
-        writer.close()
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -304,17 +300,14 @@ def test_a_read_only_database_is_reported_on_and_left_as_it_was(
     folder.mkdir()
     _old_schema_db(folder / "old.db", records, records[0].rules)
     before = _files(folder)
-    store = Store.open_existing(folder / "old.db", read_only=True)
-    try:
+    with Store.open_existing(folder / "old.db", read_only=True) as store:
         copy = store.file
         assert copy != store.path and copy.is_file()
         rec = records[-1]
         assert store.seats(rec.match_id)[0].transcript == _as_stored(rec.transcripts[0])
         index = render_report(store, tmp_path / "report")
-    finally:
-        store.close()
     assert "greedy" in index.read_text() and (tmp_path / "report" / "data").is_dir()
-    assert not copy.exists()  # the private copy is gone with the store
+    assert not copy.exists()  # the private copy is gone with the store, at the end of its `with`
     assert _files(folder) == before
 
 

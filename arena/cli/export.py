@@ -15,7 +15,7 @@ from arena.errors import ArenaError
 if TYPE_CHECKING:
     from arena.game.variants import RuleSet
     from arena.records import DealRecord, GameRecord
-    from arena.tournament.store import Store, StoredDeal, StoredMatch, StoredTermination
+    from arena.store import Store, StoredDeal, StoredMatch, StoredTermination
 
 FORMATS = ("jsonl", "pgn-like")  # arena.records.FORMATS, without importing the rules to build the parser
 SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".pgn": "pgn-like", ".txt": "pgn-like"}
@@ -41,14 +41,13 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from arena.tournament.store import Store
+    from arena.store import Store
 
     output: Path | None = args.output
     fmt: str = args.format or (SUFFIXES.get(output.suffix.lower(), "jsonl") if output is not None else "jsonl")
     if output is not None and output.is_dir():
         raise ArenaError(f"-o: {output} is a directory; expected the path of a file to write")
-    store = Store.open_existing(args.database)
-    try:
+    with Store.open_existing(args.database) as store:
         records = stored_records(store, args.database)
         if output is None:
             with reading_database(args.database):
@@ -72,8 +71,6 @@ def cmd_export(args: argparse.Namespace) -> int:
             if not into:
                 partial.unlink(missing_ok=True)
             raise
-    finally:
-        store.close()
     print(f"export: {count} record{'' if count == 1 else 's'} ({fmt}) to {output}")
     return 0
 

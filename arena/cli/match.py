@@ -66,7 +66,7 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.api import log_to_stderr, play_match
     from arena.referee.clock import TimeControl
-    from arena.tournament.store import OtherResults
+    from arena.store import OtherResults
 
     # Every option is checked before any bot starts (argparse already bounded the integers): a mistake
     # costs one line and exit 2, never a match played in vain or a result that cannot be written.

@@ -32,18 +32,15 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from arena.report import render_report
-    from arena.tournament.store import Store
+    from arena.store import Store
 
     database: Path = args.database
     out: Path = args.output if args.output is not None else database.parent
-    store = Store.open_existing(database)
-    try:
+    with Store.open_existing(database) as store:
         try:
             with reading_database(database):
                 index = render_report(store, out, index_only=args.index_only, transcripts=args.transcripts)
         except OSError as e:
             raise ArenaError(f"cannot write the report to {out}: {e.strerror or e}") from None
-    finally:
-        store.close()
     print(f"report: {index}", file=sys.stdout)
     return 0

@@ -55,17 +55,14 @@ def executor_option(text: str) -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from arena.api import log_to_stderr, run_tournament
-    from arena.tournament.store import Store
+    from arena.store import Store
 
     with ProgressDisplay() as display:
         outcome = run_tournament(args.config, fresh=args.fresh, force=args.force, concurrency=args.concurrency,
                                  sandbox=args.sandbox, report=not args.no_report, on_progress=display.update,
                                  log=log_to_stderr, executor=args.executor, workers=args.workers)
-    store = Store.open_existing(outcome.database)
-    try:
+    with Store.open_existing(outcome.database) as store:
         print(standings_text(store, outcome.name))
-    finally:
-        store.close()
     if outcome.report is not None:
         print(f"report: {outcome.report}")
     if outcome.interrupted:

@@ -29,14 +29,10 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:
-    from arena.tournament.store import Store
+    from arena.store import Store
 
-    store = Store.open_existing(args.database)
-    try:
-        with reading_database(args.database):
-            seats = [s for s in store.seats(args.match) if args.seat is None or s.seat == args.seat]
-    finally:
-        store.close()
+    with Store.open_existing(args.database) as store, reading_database(args.database):
+        seats = [s for s in store.seats(args.match) if args.seat is None or s.seat == args.seat]
     if not seats:
         raise ArenaError(f"{args.database}: no transcript of match {args.match!r}"
                          + (f" seat {args.seat}" if args.seat is not None else "")

@@ -31,7 +31,7 @@ import jinja2
 from arena.report import context as ctx
 
 if TYPE_CHECKING:
-    from arena.tournament.store import Store, StoredMatch, StoredTermination
+    from arena.store import Store, StoredMatch, StoredTermination
 
 __all__ = ["environment", "render_report"]
 
@@ -220,13 +220,10 @@ def _start_worker(store: Store, out: Path, job: dict[str, Any]) -> subprocess.Po
 
 def _worker_main() -> None:
     job = json.loads(sys.stdin.read())
-    from arena.tournament.store import Store
+    from arena.store import Store
 
-    store = Store.open_existing(Path(job["db"]))
-    try:
+    with Store.open_existing(Path(job["db"])) as store:
         render_matches(store, Path(job["out"]), job)
-    finally:
-        store.close()
 
 
 def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:

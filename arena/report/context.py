@@ -33,7 +33,7 @@ from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
 from arena.protocol.messages import Reply
 from arena.stats import BotStanding, Pairing, Ratings, Result, Standings, ThinkTime, pairings, ratings, standings
-from arena.tournament.store import (
+from arena.store import (
     StoredBot,
     StoredDeal,
     StoredMatch,
@@ -43,7 +43,7 @@ from arena.tournament.store import (
 )
 
 if TYPE_CHECKING:
-    from arena.tournament.store import Store
+    from arena.store import Store
 
 #: Bootstrap samples behind the intervals and the LOS matrix: the final report, and the live index that
 #: the runner re-renders every few seconds (cheaper; the final render replaces it).

@@ -108,13 +108,10 @@ class ReplayRenderer:
 
     def _render(self, variant: str) -> None:
         from arena.report import render_report
-        from arena.tournament.store import Store
+        from arena.store import Store
 
-        store = Store.open_existing(self.hall.database(variant))
-        try:
+        with Store.open_existing(self.hall.database(variant)) as store:
             render_report(store, self.root / variant, workers=1)
-        finally:
-            store.close()
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

@@ -31,10 +31,10 @@ from arena.referee.record import MatchRecord, MatchSpec
 from arena.seeds import derive_seed
 from arena.serve.seat import Watched, WebSeat
 from arena.serve.table import picture
+from arena.store import Store
 from arena.tournament.build import BotProvenance
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import player_for
-from arena.tournament.store import Store
 
 log = logging.getLogger("arena.serve")
 

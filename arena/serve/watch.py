@@ -46,13 +46,10 @@ class Watcher:
 
     def render(self, index_only: bool) -> None:
         from arena.report import render_report
-        from arena.tournament.store import Store
+        from arena.store import Store
 
-        store = Store.open_existing(self.db)
-        try:
+        with Store.open_existing(self.db) as store:
             render_report(store, self.out, index_only=index_only, workers=1)
-        finally:
-            store.close()
 
     async def first(self) -> None:
         self.seen = self.stamp()

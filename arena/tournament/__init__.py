@@ -1,4 +1,5 @@
-"""Tournaments: a YAML config, its schedule, builds and provenance (the runner and store live here too).
+"""Tournaments: a YAML config, its schedule, builds and provenance (the runner lives here too; the database is
+arena.store).
 
 The public names are re-exported here; the modules themselves are implementation detail.
 """

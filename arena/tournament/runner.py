@@ -21,9 +21,9 @@ from arena.referee.match import Player
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.referee.sandbox import bot_files
+from arena.store import Store
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Executor, open_executor
-from arena.tournament.store import Store
 
 
 @dataclass
