@@ -1,4 +1,10 @@
-"""The rules of Santase, Sixty-Six and Schnapsen: pure code, no I/O, no clock, no trio."""
+"""The rules of Santase, Sixty-Six and Schnapsen: pure code, no I/O, no clock, no trio.
+
+Modules: variants (RuleSet: every rule the variants disagree on, as data, and the presets santase,
+sixty-six and schnapsen), cards (Card and its text form), actions (Action, with the text form the engine,
+the protocol and the database share), hand (one deal: state, legal actions, applying them, scoring),
+match (deals until a seat reaches the target) and views (SeatView: exactly what one seat may know).
+"""
 
 from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action, ActionSyntaxError
 from arena.game.cards import ALL_CARDS, RANKS, SUITS, Card, CardError
