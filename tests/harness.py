@@ -17,8 +17,9 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NoReturn
+
+from conftest import ROOT
 
 from arena.game import Deal, Match, RuleSet, preset
 from arena.protocol.codec import BotProtocolError, LineSplitter, decode_bot_bytes, encode, event_message, rules_to_wire
@@ -37,7 +38,6 @@ from arena.protocol.messages import (
     Turn,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 TIME_MS = 10_000  # the time= sent with each turn; the harness waits `timeout` seconds regardless
 
 
@@ -260,16 +260,4 @@ def run_session(commands: list[str], games: list[tuple[str | RuleSet, int | str]
 def run_match(command0: str, command1: str, rules: str | RuleSet = "santase", seed: int | str = 0,
               timeout: float = 10.0) -> MatchResult:
     return run_session([command0, command1], [(rules, seed)], timeout)[0]
-
-
-def bot_copy(folder: Path, *names: str) -> Path:
-    """tests/bots/<names> copied into ``folder`` (made), as another author's bot in a folder of its own, which
-    a sandboxed bot's uid may read (pytest's tmp folders are 0700); the first file's path."""
-    import shutil
-
-    folder.mkdir(parents=True)
-    for name in names:
-        shutil.copy(Path(__file__).resolve().parent / "bots" / name, folder / name)
-    folder.chmod(0o755)
-    return folder / names[0]
 

@@ -19,6 +19,8 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from conftest import ROOT
+from conftest import arena as run_arena
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,14 +28,12 @@ from arena import cli
 from arena.game.variants import PRESETS
 from arena.tournament.config import ConfigFileError, load_config
 
-ROOT = Path(__file__).resolve().parent.parent
 BOT = f"python {ROOT / 'bots' / 'random.py'}"
 TIMEOUT = 120  # seconds; each case takes well under one, a hang fails instead of blocking the suite
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    return run_arena(*args, cwd=cwd, timeout=TIMEOUT)
 
 
 def config(tmp_path: Path, extra: str = "", *, name: str = "t", bots: int = 2) -> Path:

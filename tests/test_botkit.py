@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import ROOT, BotProcess, run_session
+from conftest import ROOT
+from harness import BotProcess, run_session
 
 from arena.game import PRESETS, Action, preset
 from arena.protocol import botkit

@@ -12,7 +12,8 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from harness import ROOT, BotError, BotProcess, MatchResult, run_match, run_session
+from conftest import ROOT
+from harness import BotError, BotProcess, MatchResult, run_match, run_session
 
 from arena.game import Action, Match, RuleSet, SeatView, preset
 
@@ -21,9 +22,8 @@ GAMES = [("santase", 1), ("sixty-six", 2), ("schnapsen", 3)]  # one process play
 
 
 @pytest.fixture(scope="session")
-def c_bot() -> str:
-    subprocess.run(["make", "-s", "-C", str(ROOT / "bots/c")], check=True, capture_output=True)
-    return "bots/c/random"  # the fixture builds bots/c/greedy too
+def c_bot(c_bots: object) -> str:
+    return "bots/c/random"  # c_bots builds bots/c/greedy too
 
 
 def bot_command(name: str, c_bot: str) -> str:

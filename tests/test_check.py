@@ -13,14 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import BOTS, ROOT
 
 from arena.compliance import SECTIONS, anchor
 from arena.compliance.situations import FOLLOW, HEAD, LEAD, SETUPS, TRUMP, find_setup
 from arena.game import CLOSE, PRESETS, Deal
 from arena.game.match import first_dealer, shuffled_deck
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests/bots"
 CHECKS = 15  # lines of the checklist with all three variants
 _STATUS = r"\s+(PASS|FAIL|NOT REACHED|N/A)\s+"
 

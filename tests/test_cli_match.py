@@ -7,14 +7,8 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+from conftest import ROOT, arena
 
 
 def test_greedy_clearly_beats_random_and_the_seed_replays():

@@ -8,22 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import BOTS
+from conftest import arena as arena_cli
 
 import arena
 from arena.referee.sandbox import bwrap_problem
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
-
-
-def arena_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
 
 
 # ------------------------------------------------------------------ --version, bare `arena`, rules --help

@@ -23,21 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import BOTS, ROOT, arena_run
 
 from arena.tournament.config import ConfigFileError, parse_config
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
 pytestmark = pytest.mark.dask
 
 
 def needs_distributed() -> None:
     pytest.importorskip("distributed", reason="the Dask extra is not installed (pip install 'arena[dask]')")
-
-
-def arena_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", "run", *args, "--no-report"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, env=env)
 
 
 def demo_config(path: Path, db: Path, extra: str = "") -> Path:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import ast
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-ARENA = [sys.executable, "-m", "arena"]
+from conftest import ARENA, ROOT
 
 
 def run(args: list[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -23,7 +21,7 @@ def test_protocol_transcript_is_what_the_referee_sends(tmp_path):
     command = re.search(r"^arena match .*$", doc, re.M).group(0)
     args = [a.strip('"') for a in re.findall(r'"[^"]*"|\S+', command)][2:]
     args[args.index("--transcripts") + 1] = str(tmp_path)
-    result = run(ARENA + ["match", *args])
+    result = run([*ARENA, "match", *args])
     assert result.returncode == 0, result.stderr
     log = (tmp_path / "greedy-vs-random-p0-g0-seat0-greedy.log").read_text().splitlines()
     real = [line[11:] for line in log if line[11:13] in ("> ", "< ")]

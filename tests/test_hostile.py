@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from harness import bot_copy
+from conftest import BOTS, GOOD, ROOT, bot_copy
 
 from arena.game import preset
 from arena.referee.clock import TimeControl
@@ -29,9 +29,6 @@ from arena.referee.match import Player, play_match
 from arena.referee.process import BotSpec, Limits
 from arena.referee.sandbox import bot_files, bwrap_problem
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
-GOOD = BOTS / "good.py"
 # A long move limit: some attacks (memory, fork bomb) take a while before the bot answers its first turn.
 TC = TimeControl(move_ms=20_000, handshake_ms=10_000, grace_ms=50)
 ONE_DEAL = preset("santase").with_overrides({"match_target": 1})

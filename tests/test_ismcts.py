@@ -9,26 +9,17 @@ import copy
 import json
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, arena
 
 from arena.game import Action, Card, Deal, RuleSet, parse_seat_action, preset, shuffled_deck
 
-ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots/ismcts/ismcts"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built() -> None:
-    subprocess.run(["make", "-s", "-C", str(ROOT / "bots/ismcts")], check=True, capture_output=True)
-    subprocess.run(["make", "-s", "-C", str(ROOT / "bots/c")], check=True, capture_output=True)
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+pytestmark = pytest.mark.usefixtures("ismcts_bot")  # built by its Makefile, and bots/c for its opponent
 
 
 # ------------------------------------------------------------------ full matches, every variant

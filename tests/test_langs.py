@@ -13,12 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import bot_copy
 
 from arena.api import run_tournament
 from arena.referee.sandbox import bwrap_problem
 from arena.store import Store
 from arena.tournament.preflight import BotStartError
-from tests.harness import bot_copy
 
 LANGS = Path(__file__).resolve().parent / "bots" / "langs"
 # A JVM reserves far more address space than it uses: under the default memory limit (RLIMIT_AS, 2G) it

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from arena.game import PLAY, Card, Deal, DealEndReason, Event, preset, shuffled_deck
 from arena.game.views import drawn_card_seen
@@ -17,8 +17,6 @@ from arena.protocol.codec import BotProtocolError, LineSplitter, decode_bot_byte
 from arena.referee.policy import ViolationPolicy
 from arena.referee.record import BotTermination, MatchRecord, Termination
 from arena.tournament.config import ConfigFileError, parse_config
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # The texts as they were before they became enums (databases, configs and bots hold them).
 TERMINATION_TEXTS = ("handshake", "timeout", "malformed", "overlong", "encoding", "illegal", "unexpected", "crash",

@@ -11,21 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ARENA, arena
 
-ARENA = [sys.executable, "-m", "arena"]
 LANGS = ["python", "c", "js", "sh"]
 NEEDS = {"python": [], "c": ["make", "gcc"], "js": ["node"], "sh": ["sh"]}
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 def run_printed(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run a command line as `arena new` printed it (`arena ...` is this arena)."""
     argv = shlex.split(command)
     if argv[0] == "arena":
-        argv = ARENA + argv[1:]
+        argv = [*ARENA, *argv[1:]]
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 

@@ -11,15 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+from conftest import arena as run_arena
 
 # Columns that record when or how fast, not what was played.
 TIMING = {"tournament", "started_at", "finished_at", "duration_s", "max_lag_ms"}
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
-                            timeout=600)
+    """`arena ARGS`, which must succeed."""
+    result = run_arena(*args, cwd=cwd)
     assert result.returncode == 0, result.stderr
     return result
 

@@ -10,9 +10,9 @@ import shlex
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 ARENA = [sys.executable, "-m", "arena", "play"]
 RANDOM = "python bots/random.py"
 ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # the screen's encoding, whatever the test's locale

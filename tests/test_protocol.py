@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +57,6 @@ from arena.protocol.messages import (
     Version,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_MD = (ROOT / "docs/PROTOCOL.md").read_text()
 SETTINGS = settings(deadline=None, derandomize=True, database=None)
 ALL_ACTIONS = (*PLAY, *MARRIAGE, EXCHANGE, CLOSE, DECLARE)

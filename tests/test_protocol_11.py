@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import BOTS, ROOT
 
 import arena
 from arena.api import display_names
@@ -29,8 +30,6 @@ from arena.protocol.messages import V1_1, Hello
 from arena.referee.record import MatchRecord, Termination
 from arena.tournament.preflight import BotStartError
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
 PY = sys.executable
 TRACKER = [PY, str(BOTS / "tracker11.py")]
 RANDOM = [PY, str(ROOT / "bots" / "random.py")]

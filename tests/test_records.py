@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, arena
 
 from arena.cli.export import stored_records
 from arena.records import (
@@ -31,7 +32,6 @@ from arena.records import (
 )
 from arena.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "RECORDS.md"
 
 # name -> `arena match` arguments: each series is its own database (a database holds one tournament)
@@ -50,11 +50,6 @@ SERIES = {
     "crash": ["tests/bots/crash_start.py {folder}/crash.marker", "python bots/random.py", "--matches", "2", "--seed",
               "17"],
 }
-
-
-def arena(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True,
-                          input=stdin, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +150,7 @@ def test_export_to_standard_output_pipes_into_replay_from_standard_input(databas
     exported = arena("export", str(databases["schnapsen"]), "--format", "pgn-like")
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.startswith('[Event "random-vs-greedy"]\n')
-    replayed = arena("replay", "-", stdin=exported.stdout)
+    replayed = arena("replay", "-", input=exported.stdout)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert replayed.stdout.endswith("replay: 2 records, all OK\n")
 

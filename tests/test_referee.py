@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import BOTS
 
 from arena.game import preset
 from arena.referee.clock import TimeControl
@@ -21,7 +22,6 @@ from arena.referee.pool import MatchPool
 from arena.referee.process import INFO_CAP, BotSpec, Limits
 from arena.referee.record import MatchSpec
 
-BOTS = Path(__file__).parent / "bots"
 TC = TimeControl(move_ms=300, handshake_ms=1500, grace_ms=50)
 SANTASE = preset("santase")
 

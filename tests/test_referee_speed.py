@@ -12,14 +12,13 @@ from pathlib import Path
 
 import trio
 import trio.testing
+from conftest import BOTS
 
 from arena.game import preset
 from arena.referee.clock import TimeControl
 from arena.referee.match import BotHandle, Player, play_match
 from arena.referee.process import TRANSCRIPT_LINE_CAP, BotProcess, BotSpec, Eof, Line, Transcript, start_bot
 from arena.referee.record import Termination
-
-BOTS = Path(__file__).parent / "bots"
 
 
 async def test_a_transcript_reads_back_every_line_with_its_time_and_capped():

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 from reference_replay import replay
 
 from arena.cli.report import add_parser as add_report_parser
@@ -32,7 +33,6 @@ from arena.report.charts import histogram, line_chart, ratings_chart
 from arena.store import Store, StoredDeal
 from arena.tournament.build import BotProvenance
 
-ROOT = Path(__file__).resolve().parent.parent
 EVIL = "<script>alert(1)</script>"
 EVIL_STDERR = "warning: <b>bold</b></script><img src=x onerror=alert(2)> & done\n"
 EVIL_INFO = "depth 3 </script><img src=x onerror=alert(3)> & <b>eval</b>"

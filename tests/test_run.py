@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
+from conftest import BOTS, ROOT, arena_run
 
 
 def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20) -> Path:
@@ -37,11 +35,6 @@ output:
   report: {db.parent / "report"}
 """)
     return path
-
-
-def arena_run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", "run", *args, "--no-report"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
 
 
 def results(db: Path) -> list[tuple]:

@@ -16,9 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
+from conftest import BOTS, ROOT, arena, arena_run
 
 
 def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int | None = None, rounds: int = 1,
@@ -41,11 +39,6 @@ def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int 
         f"  report: {report or db.parent / 'report'}\n"
     )
     return path
-
-
-def arena_run(*args: str, report: bool = False) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", "run", *args, *([] if report else ["--no-report"])],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 def start_run(config: Path, out: Path | None = None) -> subprocess.Popen[str]:
@@ -172,8 +165,7 @@ def test_a_second_run_on_the_same_database_is_refused_while_the_first_runs(tmp_p
         assert fresh.returncode == 2 and "in use by another arena run" in fresh.stderr
         assert done_count(db) >= 1
         # reading is not blocked
-        report = subprocess.run([sys.executable, "-m", "arena", "report", str(db), "-o", str(tmp_path / "r")],
-                                cwd=ROOT, capture_output=True, text=True, timeout=600)
+        report = arena("report", str(db), "-o", str(tmp_path / "r"))
         assert report.returncode == 0, report.stderr
     finally:
         first.send_signal(signal.SIGINT)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import trio
+from conftest import BOTS, ROOT
 
 from arena.api import run_tournament
 from arena.game import preset
@@ -29,9 +30,6 @@ from arena.referee.record import MatchRecord, MatchSpec
 from arena.store import Store
 from arena.store import codec as store_codec
 from tests.test_game_properties import VARIANTS
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
 
 
 def _config(tmp: Path, variant: str, reuse: bool) -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from harness import bot_copy
+from conftest import GOOD, bot_copy
 
 from arena.game import preset
 from arena.referee import sandbox, syscalls
@@ -34,8 +34,6 @@ from arena.tournament import ConfigFileError, load_config, run_builds
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.runner import run_matches
 
-ROOT = Path(__file__).resolve().parent.parent
-GOOD = ROOT / "tests" / "bots" / "good.py"
 TC = TimeControl(move_ms=10_000, handshake_ms=10_000, grace_ms=50)
 ONE_DEAL = preset("santase").with_overrides({"match_target": 1})
 SEED = 20261204

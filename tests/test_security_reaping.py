@@ -12,13 +12,10 @@ from pathlib import Path
 
 import pytest
 import trio
-from harness import bot_copy
+from conftest import BOTS, ROOT, bot_copy
 
 from arena.referee.process import DirectProcess
 from arena.referee.sandbox import bwrap_problem, reap_orphaned_inits
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
 
 pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
 

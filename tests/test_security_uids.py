@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from arena.referee.sandbox import UID_BASE, UIDS_PER_REFEREE, bwrap_problem
-
-ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="bots get uids of their own only when arena runs as root")
 

@@ -18,11 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import BOTS, ROOT
 
 from arena.referee.sandbox import _nproc_per_user_namespace
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
 NOBODY = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
 PYTHON = "/usr/bin/python3"  # the bots' interpreter: one user nobody can read (arena's may lie under /root)
 

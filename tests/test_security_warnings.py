@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import GOOD, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-GOOD = ROOT / "tests" / "bots" / "good.py"
 WARNING = "arena: WARNING: bots run as root without a sandbox: a bot can do anything root can. See docs/SECURITY.md."
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the warning is for root")

@@ -16,7 +16,6 @@ import re
 import socket
 import sqlite3
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -26,12 +25,11 @@ from typing import Any
 
 import pytest
 import trio
+from conftest import ARENA
 from trio_websocket import open_websocket_url
 
 from arena.report.context import read_match_data
 
-ROOT = Path(__file__).resolve().parent.parent
-ARENA = [sys.executable, "-m", "arena"]
 LEAVE_S = 3
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import trio
+from conftest import BOTS, ROOT
 
 from arena.errors import StoreError
 from arena.game import preset
@@ -25,9 +26,6 @@ from arena.report import context as ctx
 from arena.report import render_report
 from arena.store import MIGRATIONS, Store
 from arena.tournament.build import BotProvenance
-
-BOTS = Path(__file__).resolve().parent / "bots"
-ROOT = BOTS.parent.parent
 
 #: Answers with CRLF line ends, a few lines of binary garbage on stdout (after the handshake, before a
 #: `turn`: the referee notes them as unexpected or malformed, which ends its part) and stderr with bytes

@@ -17,7 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 DOC = (ROOT / "docs/TUTORIAL.md").read_text()
 MAX_MATCHES = 4  # the test's cap on --matches (an SPRT command keeps up to SPRT_MATCHES)
 SPRT_MATCHES = 60  # (a bot that wins every pair needs 23 pairs to reach H1 at elo1=50)
