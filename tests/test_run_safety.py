@@ -20,20 +20,26 @@ from conftest import BOTS, ROOT, arena, arena_run
 
 
 def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int | None = None, rounds: int = 1,
-                 name: str = "safety", report: Path | None = None) -> Path:
-    """Bots greedy and random, plus a slow one with ``slow_ms``: 2 or 6 matches per round."""
-    slow = "" if slow_ms is None else f"  - name: slow\n    command: {BOTS}/slow.py {slow_ms}\n"
+                 name: str = "safety", report: Path | None = None, gate: Path | None = None) -> Path:
+    """Bots greedy and random, plus a slow one with ``slow_ms`` or a gated one (tests/bots/gate.py) with
+    ``gate``, its folder: 2 or 6 matches per round."""
+    third = ""
+    if slow_ms is not None:
+        third = f"  - name: slow\n    command: {BOTS}/slow.py {slow_ms}\n"
+    if gate is not None:  # ten minutes a move: a held match holds the run, however busy the machine
+        third = f"  - name: gate\n    command: {BOTS}/gate.py {gate}\n    time: {{move: 10m}}\n"
     path.write_text(
         f"name: {name}\n"
         f"rounds: {rounds}\n"
         "variant: {preset: santase, match_target: 4}\n"  # short matches: the tests are about the run, not play
         + (f"seed: {seed}\n" if seed is not None else "")
         + "concurrency: 2\n"
-        "time: {move: 2s}\n"
+        + ("sandbox: none\n" if gate is not None else "")  # gate.py reads its folder under pytest's 0700 tmp
+        + "time: {move: 2s}\n"
         "bots:\n"
         f"  - name: greedy\n    command: python {ROOT}/bots/greedy.py\n"
         f"  - name: random\n    command: python {ROOT}/bots/random.py --seed 4\n"
-        + slow
+        + third
         + "output:\n"
         f"  database: {db}\n"
         f"  report: {report or db.parent / 'report'}\n"
@@ -152,27 +158,37 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
 
 
 def test_a_second_run_on_the_same_database_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    """The first run stores a match and then cannot finish: one of its bots never answers a turn it has ten
+    minutes for (tests/bots/gate.py), so the second run meets it running, however slow the machine."""
     db = tmp_path / "arena.db"
-    config = write_config(tmp_path / "t.yaml", db, slow_ms=50, rounds=2)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "hold").touch()
+    config = write_config(tmp_path / "t.yaml", db, seed=2, gate=gate)
     first = start_run(config, out=tmp_path / "first.err")
     try:
         wait_for_stored_match(db, first)
         second = arena_run(str(config))
-        assert second.returncode == 2
-        assert second.stderr == (f"arena: {db} is in use by another arena run (pid {first.pid}); wait for it to "
-                                 "finish or stop it, then run again\n")
+        assert second.returncode == 2, second.stderr
+        # (as root, sandbox: none adds its warning line first: tests/test_security_warnings.py is about that)
+        said = [line for line in second.stderr.splitlines() if "WARNING: bots run as root" not in line]
+        assert said == [f"arena: {db} is in use by another arena run (pid {first.pid}); wait for it to finish or "
+                        "stop it, then run again"], second.stderr
         fresh = arena_run(str(config), "--fresh")  # nor may --fresh delete what the first run writes
         assert fresh.returncode == 2 and "in use by another arena run" in fresh.stderr
         assert done_count(db) >= 1
         # reading is not blocked
         report = arena("report", str(db), "-o", str(tmp_path / "r"))
         assert report.returncode == 0, report.stderr
+        assert first.poll() is None, "the first run ended while a match of it was held"
     finally:
         first.send_signal(signal.SIGINT)
         first.wait(timeout=120)
     assert first.returncode == 130, (tmp_path / "first.err").read_text()
+    (gate / "hold").unlink()  # gate.py plays every turn from here on
     after = arena_run(str(config))  # the lock went with the first run
     assert after.returncode == 0, after.stderr
+    assert done_count(db) == 6
 
 
 # --------------------------------------------------------------------------------------------- --fresh

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Correct play, unless held: with a folder DIR holding a file `hold`, the first process to reach its first
+turn plays on (it makes DIR/passed; exactly one can), and every other one, at its first turn, never answers.
+A run with a long move time then stores one match of this bot and cannot finish until it is stopped,
+however slow or busy the machine; remove DIR/hold and every later process plays as usual."""
+
+import os
+import sys
+import threading
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+folder = sys.argv[1]
+
+
+def passes() -> bool:
+    if not os.path.exists(os.path.join(folder, "hold")):
+        return True
+    try:
+        os.close(os.open(os.path.join(folder, "passed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+_common.handshake("gate")
+first = True
+for turn in _common.turns():
+    if first and not passes():
+        threading.Event().wait()  # held: no reply, ever
+    first = False
+    _common.send(_common.first_legal(turn))
