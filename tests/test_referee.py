@@ -22,7 +22,13 @@ from arena.referee.pool import MatchPool
 from arena.referee.process import INFO_CAP, BotSpec, Limits
 from arena.referee.record import MatchSpec
 
-TC = TimeControl(move_ms=300, handshake_ms=1500, grace_ms=50)
+# Limits a busy machine cannot make a bot miss, for every bot whose test is not about a limit: a crash, a bad
+# line or a flood must end in its own termination, not in a timeout because the machine was slow.
+TC = TimeControl(move_ms=10_000, handshake_ms=30_000, grace_ms=50)
+# Short limits only for what a bot never does: SHORT_TURN for one that never answers a turn (however long it
+# is given), SHORT_HANDSHAKE for one that never answers the handshake. The test waits this long, no longer.
+SHORT_TURN = TimeControl(move_ms=300, handshake_ms=30_000, grace_ms=50)
+SHORT_HANDSHAKE = TimeControl(move_ms=10_000, handshake_ms=1500, grace_ms=50)
 SANTASE = preset("santase")
 
 
@@ -63,27 +69,27 @@ async def play(bad: Player, seat: int = 0, policy: str = "lose-match", rules=SAN
 
 
 CASES = [
-    ("silent", (), "handshake"),
-    ("bad_version", (), "handshake"),
-    ("crash_start", (), "crash"),
-    ("slow", ("1500",), "timeout"),
-    ("sleep_after_hello", (), "timeout"),
-    ("ignore_term", (), "timeout"),
-    ("exit_mid_deal", ("3",), "crash"),
-    ("fork_child", (), "crash"),
-    ("garbage", (), "malformed"),
-    ("huge_line", (), "overlong"),
-    ("bad_utf8", (), "encoding"),
-    ("illegal_card", (), "illegal"),
-    ("not_held", (), "illegal"),
-    ("unexpected", (), "unexpected"),
-    ("closed_stdout", (), "disconnect"),
+    ("silent", (), "handshake", SHORT_HANDSHAKE),
+    ("bad_version", (), "handshake", TC),
+    ("crash_start", (), "crash", TC),
+    ("slow", ("60000",), "timeout", SHORT_TURN),
+    ("sleep_after_hello", (), "timeout", SHORT_TURN),
+    ("ignore_term", (), "timeout", SHORT_TURN),
+    ("exit_mid_deal", ("3",), "crash", TC),
+    ("fork_child", (), "crash", TC),
+    ("garbage", (), "malformed", TC),
+    ("huge_line", (), "overlong", TC),
+    ("bad_utf8", (), "encoding", TC),
+    ("illegal_card", (), "illegal", TC),
+    ("not_held", (), "illegal", TC),
+    ("unexpected", (), "unexpected", TC),
+    ("closed_stdout", (), "disconnect", TC),
 ]
 
 
-@pytest.mark.parametrize("name,args,kind", CASES, ids=[c[0] for c in CASES])
-async def test_misbehaving_bot_gets_its_named_termination(name, args, kind):
-    rec, pgids = await play(player(name, *args))
+@pytest.mark.parametrize("name,args,kind,tc", CASES, ids=[c[0] for c in CASES])
+async def test_misbehaving_bot_gets_its_named_termination(name, args, kind, tc):
+    rec, pgids = await play(player(name, *args, tc=tc))
     assert [(t.kind, t.bot) for t in rec.terminations] == [(kind, name)]
     assert rec.winner == 1 and rec.reason == kind  # default policy: the offender loses the match
     assert rec.terminations[0].detail
@@ -132,7 +138,7 @@ async def test_an_info_flood_is_read_and_kept_only_up_to_the_cap():
 
 @pytest.mark.parametrize(("where", "kind"), [("turn", "timeout"), ("handshake", "handshake")])
 async def test_a_bot_that_never_stops_writing_info_lines_still_times_out(where: str, kind: str):
-    rec, pgids = await play(player("chatter", where))
+    rec, pgids = await play(player("chatter", where, tc=SHORT_TURN if where == "turn" else SHORT_HANDSHAKE))
     term = rec.terminations[0]
     assert (term.kind, term.seat) == (kind, 0) and term.detail.endswith("in time (only info lines)")
     assert rec.winner == 1
@@ -149,7 +155,7 @@ async def test_debugging_output_before_the_hello_is_a_handshake_termination():
 
 
 async def test_time_bank_absorbs_slow_decisions():
-    tc = TimeControl(move_ms=100, bank_ms=60_000, handshake_ms=1500, grace_ms=50)
+    tc = TimeControl(move_ms=100, bank_ms=60_000, handshake_ms=30_000, grace_ms=50)
     rec, _ = await play(player("slow", "150", tc=tc), rules=preset("schnapsen").with_overrides({"match_target": 1}))
     assert rec.terminations == []
     assert all(t >= 150 for t in rec.think_ms[0])

@@ -93,17 +93,19 @@ async def test_a_bot_that_stops_answering_mid_match_times_out_at_its_turn(tmp_pa
         "    if n == 5:\n        time.sleep(60)\n"
         "    _common.send(_common.first_legal(turn))\n"
     )
-    tc = TimeControl(move_ms=200, handshake_ms=60_000, grace_ms=50)
+    # A second a move: no busy machine holds a ready reply that long, and the silent turn costs only that.
+    tc = TimeControl(move_ms=1000, handshake_ms=60_000, grace_ms=50)
+    generous = TimeControl(move_ms=20_000, handshake_ms=60_000, grace_ms=50)  # the other seat is not under test
     stops = Player(BotSpec("stops", (sys.executable, str(tmp_path / "stops.py")), cwd=tmp_path, sandbox="none"), tc)
-    good = Player(BotSpec("good", (sys.executable, str(BOTS / "good.py")), cwd=BOTS, sandbox="none"), tc)
+    good = Player(BotSpec("good", (sys.executable, str(BOTS / "good.py")), cwd=BOTS, sandbox="none"), generous)
     async with trio.open_nursery() as nursery:
         handles = (BotHandle(stops, nursery, kill_grace=0.2), BotHandle(good, nursery, kill_grace=0.2))
-        with trio.fail_after(30):  # only stops a hang: the turn's limit is 0.25 s
+        with trio.fail_after(60):  # only stops a hang: the turn's limit is 1.05 s
             rec = await play_match("m", (stops, good), preset("santase"), 3, 3, handles=handles)
         for h in handles:
             await h.quit()
     assert rec.reason == Termination.TIMEOUT and rec.winner == 1
     assert [(t.kind, t.seat) for t in rec.terminations] == [(Termination.TIMEOUT, 0)]
-    assert len(rec.think_ms[0]) == 5 and all(t < 250 for t in rec.think_ms[0])
+    assert len(rec.think_ms[0]) == 5 and all(t < 1050 for t in rec.think_ms[0])
     replies = [text for _, direction, text in rec.transcripts[0] if direction == "<"]
     assert replies[0].startswith("bot ") and len(replies) == 6  # the hello and the five replies
