@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -38,15 +39,22 @@ VARIANTS = [
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: " ".join(v))
-def test_plays_full_matches_at_20ms_without_a_termination(variant: list[str]) -> None:
-    """Sandboxed, against the C greedy bot, with 20 ms a move: no protocol error, no timeout."""
+def test_plays_full_matches_at_20ms_without_a_termination(variant: list[str], tmp_path: Path) -> None:
+    """Sandboxed, against the C greedy bot, with 20 ms a move: no protocol error, no timeout, and it keeps to
+    its 20 ms. The bot ignores the bank; the bank is there so that a busy machine that holds a ready reply
+    back now and then cannot forfeit the match, while the median think time shows the bot's own pace."""
+    db = tmp_path / "m.db"
     result = arena("match", str(BOT), "bots/c/greedy", "--matches", "2", "--seed", "5", "--move-time", "20",
-                   "--json", *variant)
+                   "--bank", "60s", "--db", str(db), "--json", *variant)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["matches"] == 2
     assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]
     assert summary["deals"]["played"] >= 2 * 4  # full matches: both went to the target
+    with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as con:
+        medians = [m for (m,) in con.execute("SELECT think_median_ms FROM seats WHERE bot = 'ismcts'")]
+    con.close()
+    assert len(medians) == 2 and all(m <= 20 + 50 for m in medians), medians  # the move time and its grace
 
 
 # ------------------------------------------------------------------ the sampler
