@@ -365,7 +365,9 @@ async def test_in_a_room_the_mover_sees_its_own_move_at_once(server: Server) -> 
             mover, token, deal = await _first_turn(socks[:2])
             await socks[mover].send({"type": "action", "action": token})
             card = token.partition(":")[2]
-            with trio.fail_after(1):
+            # Without the referee's on_change the mover's page would get its move only at its next turn,
+            # which needs the other person to move: never, here. Ten seconds tells that apart on any machine.
+            with trio.fail_after(10):
                 for sock in socks:
                     await sock.state_where(functools.partial(_shows_play, card, deal))
 
