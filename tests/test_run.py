@@ -14,7 +14,14 @@ import pytest
 from conftest import BOTS, ROOT, arena_run
 
 
-def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20) -> Path:
+def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20, gate: Path | None = None) -> Path:
+    """Greedy, random and slow.py; with ``gate`` (a folder), tests/bots/gate.py instead of slow.py, with ten
+    minutes a move: while ``gate``/hold exists the run stores matches but cannot finish, however fast the
+    machine runs it and however late the test's signal comes."""
+    third = f"{BOTS}/slow.py {slow_ms}"
+    if gate is not None:
+        third = f"{BOTS}/gate.py {gate}\n    time: {{move: 10m}}"
+        extra += "\nsandbox: none"  # gate.py reads its folder under pytest's 0700 tmp
     path.write_text(f"""
 name: resume-test
 variant: {{preset: santase, match_target: 4}}  # short matches: these tests are about stopping and resuming
@@ -29,12 +36,20 @@ bots:
   - name: random
     command: python {ROOT}/bots/random.py --seed 4
   - name: slow
-    command: {BOTS}/slow.py {slow_ms}
+    command: {third}
 output:
   database: {db}
   report: {db.parent / "report"}
 """)
     return path
+
+
+def held(tmp_path: Path) -> Path:
+    """A folder for gate.py with its hold file: remove the file and the run can finish."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "hold").touch()
+    return gate
 
 
 def results(db: Path) -> list[tuple]:
@@ -58,7 +73,8 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
     assert sum(1 for row in expected if row[1] == "done") == 12
 
     db = tmp_path / "killed" / "arena.db"
-    config = write_config(tmp_path / "killed.yaml", db)
+    gate = held(tmp_path)
+    config = write_config(tmp_path / "killed.yaml", db, gate=gate)
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # the runner logs a progress line (not a TTY) as soon as the first match is stored: kill it right there
@@ -77,6 +93,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
     con.close()
     assert 1 <= done < 12 and done + pending == 12  # really interrupted in the middle
 
+    (gate / "hold").unlink()
     resumed = arena_run(str(config))
     assert resumed.returncode == 0, resumed.stderr
     assert f"{12 - done} to play" in resumed.stderr
@@ -126,7 +143,8 @@ def test_bad_config_is_one_message_with_file_and_line(tmp_path):
 
 def test_ctrl_c_stops_cleanly_and_keeps_every_finished_match(tmp_path):
     db = tmp_path / "arena.db"
-    config = write_config(tmp_path / "t.yaml", db)
+    gate = held(tmp_path)
+    config = write_config(tmp_path / "t.yaml", db, gate=gate)
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--no-report"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stderr:
@@ -142,6 +160,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_every_finished_match(tmp_path):
     deals = con.execute("SELECT count(DISTINCT match_id) FROM deals").fetchone()[0]
     con.close()
     assert done >= 1 and deals == done  # abandoned matches left nothing behind
+    (gate / "hold").unlink()
     resumed = arena_run(str(config))
     assert resumed.returncode == 0 and f"{12 - done} to play" in resumed.stderr
 

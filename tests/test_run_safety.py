@@ -47,6 +47,14 @@ def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int 
     return path
 
 
+def held(tmp_path: Path) -> Path:
+    """A folder for gate.py with its hold file: remove the file and the run can finish."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "hold").touch()
+    return gate
+
+
 def start_run(config: Path, out: Path | None = None) -> subprocess.Popen[str]:
     """A run in the background; its stderr is a pipe to read progress lines from, unless ``out`` is given."""
     if out is None:
@@ -114,7 +122,8 @@ def digest(path: Path) -> str:
 
 def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) -> None:
     db = tmp_path / "killed" / "arena.db"
-    config = write_config(tmp_path / "t.yaml", db, slow_ms=20)  # no seed: a random one
+    gate = held(tmp_path)  # the run cannot finish before the kill, however late it comes
+    config = write_config(tmp_path / "t.yaml", db, gate=gate)  # no seed: a random one
     proc = start_run(config)
     lines = wait_for_line(proc, "[1/6]")
     proc.send_signal(signal.SIGKILL)  # right after the first stored match
@@ -133,6 +142,7 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
     assert 1 <= done < 6
     assert Path(f"{db}.lock").exists()  # left behind by SIGKILL, but the kernel released its lock
 
+    (gate / "hold").unlink()
     resumed = arena_run(str(config))
     assert resumed.returncode == 0, resumed.stderr
     assert f"arena: seed {seed} (random, kept in the database" in resumed.stderr
@@ -142,7 +152,7 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
 
     # The same seed written in the config replays the tournament exactly, without a random seed line.
     clean_db = tmp_path / "clean" / "arena.db"
-    clean = arena_run(str(write_config(tmp_path / "clean.yaml", clean_db, seed=seed, slow_ms=20)))
+    clean = arena_run(str(write_config(tmp_path / "clean.yaml", clean_db, seed=seed, gate=gate)))
     assert clean.returncode == 0, clean.stderr
     assert "arena: seed" not in clean.stderr
     assert results(db) == results(clean_db)
@@ -161,9 +171,7 @@ def test_a_second_run_on_the_same_database_is_refused_while_the_first_runs(tmp_p
     """The first run stores a match and then cannot finish: one of its bots never answers a turn it has ten
     minutes for (tests/bots/gate.py), so the second run meets it running, however slow the machine."""
     db = tmp_path / "arena.db"
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    (gate / "hold").touch()
+    gate = held(tmp_path)
     config = write_config(tmp_path / "t.yaml", db, seed=2, gate=gate)
     first = start_run(config, out=tmp_path / "first.err")
     try:
@@ -329,7 +337,8 @@ def test_a_full_disk_under_the_report_is_one_line_and_the_results_are_kept(tmp_p
 
 def test_sighup_stops_cleanly_and_keeps_every_finished_match(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    config = write_config(tmp_path / "t.yaml", db, seed=3, slow_ms=20)
+    gate = held(tmp_path)
+    config = write_config(tmp_path / "t.yaml", db, seed=3, gate=gate)
     proc = start_run(config)
     wait_for_line(proc, "[1/6]")
     proc.send_signal(signal.SIGHUP)
@@ -339,6 +348,7 @@ def test_sighup_stops_cleanly_and_keeps_every_finished_match(tmp_path: Path) -> 
     assert "Traceback" not in err
     done = done_count(db)
     assert done >= 1 and query(db, "SELECT count(DISTINCT match_id) FROM deals")[0][0] == done
+    (gate / "hold").unlink()
     resumed = arena_run(str(config))
     assert resumed.returncode == 0 and f"{6 - done} to play" in resumed.stderr
 
