@@ -686,9 +686,9 @@ def test_build_timeout_kills_the_build(tmp_path: Path) -> None:
           - {name: a, command: sh a.sh}
           - {name: b, command: sh b.sh, build: "echo started; sleep 30 & sleep 30"}
     """)
-    with pytest.raises(ConfigFileError) as info:
-        run_builds(load_config(path), timeout=0.5)
-    assert "did not finish within 0.5 s" in str(info.value)
+    with pytest.raises(ConfigFileError) as info:  # 3 s: time for a loaded machine to start it and echo; not 30
+        run_builds(load_config(path), timeout=3)
+    assert "did not finish within 3 s" in str(info.value)
     assert "    started" in str(info.value)
 
 
