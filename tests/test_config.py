@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from arena import cli
 from arena.botspec import BotSpecError, fingerprint, resolve_command
@@ -28,8 +29,6 @@ from arena.tournament import (
     run_builds,
 )
 from arena.tournament.config import cpu_count
-
-REPO = Path(__file__).resolve().parent.parent
 
 TWO_BOTS = """\
 bots:
@@ -179,9 +178,9 @@ def test_yaml_merge_keys_work_for_shared_bot_settings(tmp_path: Path) -> None:
 
 
 def test_example_config_in_the_repository_loads() -> None:
-    example = REPO / "tournaments" / "example.yaml"
+    example = ROOT / "tournaments" / "example.yaml"
     missing = [p for p in ("bots/random.py", "bots/greedy.py", "bots/sh/random.sh", "bots/js/random.js",
-                           "bots/c/Makefile") if not (REPO / p).exists()]
+                           "bots/c/Makefile") if not (ROOT / p).exists()]
     if missing:
         pytest.skip(f"reference bots not there yet: {missing}")
     if os.system("command -v node >/dev/null 2>&1") != 0:
@@ -769,7 +768,7 @@ def test_cli_bad_bot_command_exits_2_in_a_real_process(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "arena", "match", "no-such-bot-xyz", "sh", "--matches", "1"],
         capture_output=True, text=True, cwd=tmp_path, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 
 from arena.cli import main as arena_main
 from arena.game import PRESETS, RulesError, RuleSet, preset
@@ -226,7 +226,7 @@ def test_arena_rules_with_a_bad_value_is_one_line_and_exit_2(capsys: pytest.Capt
 
 # ------------------------------------------------------------------ docs/RULES.md stays true
 
-RULES_MD = Path(__file__).resolve().parent.parent / "docs" / "RULES.md"
+RULES_MD = ROOT / "docs" / "RULES.md"
 
 
 def _shown(value: Any) -> str:

@@ -13,14 +13,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import bot_copy
+from conftest import BOTS, bot_copy
 
 from arena.api import run_tournament
 from arena.referee.sandbox import bwrap_problem
 from arena.store import Store
 from arena.tournament.preflight import BotStartError
 
-LANGS = Path(__file__).resolve().parent / "bots" / "langs"
+LANGS = BOTS / "langs"
 # A JVM reserves far more address space than it uses: under the default memory limit (RLIMIT_AS, 2G) it
 # needs smaller reservations (docs/CONFIG.md, limits)
 JAVA = "java -Xmx256m -XX:CompressedClassSpaceSize=64m"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from arena.errors import ConfigError
 from arena.units import (
@@ -31,8 +31,6 @@ from arena.units import (
     short_repr,
     size_text,
 )
-
-REPO = Path(__file__).resolve().parent.parent
 
 # --------------------------------------------------------------------------------------------- durations
 
@@ -162,7 +160,7 @@ def test_clip() -> None:
 def test_importing_units_loads_nothing_heavy() -> None:
     """The CLI parses options with it before deciding what to load; YAML and the referee must not come along."""
     code = "import sys, json, arena.units; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     assert "arena.units" in loaded
     heavy = {m for m in loaded if m.split(".")[0] in {"yaml", "trio", "sqlite3", "jinja2"}
