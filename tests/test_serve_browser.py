@@ -9,6 +9,7 @@ the server, no script error.
 from __future__ import annotations
 
 import re
+import statistics
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -103,6 +104,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
     players = [host, guest]
     everyone = [host, guest, watcher]
     moves, worst, marriages, panels = 0, 0.0, 0, 0
+    took: list[float] = []  # seconds from each move to its showing on all three pages
     while True:
         # the host's page says whose turn it is: its own buttons, or the guest's seat marked to play
         host.wait_for_function("() => document.querySelector('button[data-action]') || "
@@ -118,7 +120,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         assert other.locator("button[data-action]").count() == 0 and other.inner_text("#status") != "Your turn"
         for p in players:  # a deal-end panel is closed by its Continue button (or closes itself)
             if p.is_visible("#deal-panel"):
-                p.click("#deal-continue")
+                p.keyboard.press("Escape")  # (a click would wait for a panel that may have closed by itself)
         tokens = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.action)")
         token = next((t for t in tokens if t.startswith("marry:")), tokens[0])
         kind, _, card = token.partition(":")
@@ -133,7 +135,8 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         start = time.monotonic()
         for p in everyone:  # at once on both players' pages and the spectator's
             p.wait_for_function(SHOWN, arg=[card or None, kind], timeout=SHOWN_WITHIN_MS)
-        worst = max(worst, time.monotonic() - start)
+        took.append(time.monotonic() - start)
+        worst = max(worst, took[-1])
         if kind == "marry":  # announced on the other player's table, with its points
             marriages += 1
             text = other.inner_text("#announce")
@@ -155,7 +158,10 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
     assert panels >= 1 and marriages >= 1 and moves >= 12, (panels, marriages, moves)
     assert watcher.is_hidden("#rematch-form") and watcher.locator(".hand button").count() == 0
     assert worst * 1000 < SHOWN_WITHIN_MS
-    print(f"\n{moves} moves; slowest move to reach all three pages: {worst * 1000:.0f} ms")
+    # the typical move reaches all three pages within the issue's second (a busy machine's stall may slow a few)
+    assert statistics.median(took) < 1.0, sorted(took)[-5:]
+    print(f"\n{moves} moves; to reach all three pages: median {statistics.median(took) * 1000:.0f} ms, "
+          f"slowest {worst * 1000:.0f} ms")
     # a rematch: the host asks, the guest's page offers the new room, and both sit down again
     host.wait_for_selector("#replay:not([hidden])")
     host.click("#rematch")
