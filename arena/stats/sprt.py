@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from arena.stats.ratings import expected_score
 
 
-class Sprt:
-    """A running SPRT; feed it the candidate's score in every match with :meth:`update`."""
+class _Wald:
+    """What every SPRT here shares: the hypotheses, Wald's bounds, the LLR and the first crossing."""
 
     def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> None:
         for name, v in (("elo0", elo0), ("elo1", elo1), ("alpha", alpha), ("beta", beta)):
@@ -39,17 +39,9 @@ class Sprt:
         self.p0, self.p1 = expected_score(self.elo0), expected_score(self.elo1)
         self.lower = math.log(self.beta / (1.0 - self.alpha))
         self.upper = math.log((1.0 - self.beta) / self.alpha)
-        self._win = math.log(self.p1 / self.p0)
-        self._loss = math.log((1.0 - self.p1) / (1.0 - self.p0))
         self.llr = 0.0
-        self.games = 0
         self.points = 0.0
         self._verdict: str | None = None
-
-    @property
-    def matches(self) -> int:
-        """Matches fed in so far (``games`` is the older name of the same count)."""
-        return self.games
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -63,6 +55,29 @@ class Sprt:
         The first crossing decides; matches fed in after it still move ``llr`` but not the verdict."""
         return self._verdict
 
+    def _crossed(self) -> str | None:
+        if self._verdict is None:
+            if self.llr >= self.upper:
+                self._verdict = "H1"
+            elif self.llr <= self.lower:
+                self._verdict = "H0"
+        return self._verdict
+
+
+class Sprt(_Wald):
+    """A running SPRT; feed it the candidate's score in every match with :meth:`update`."""
+
+    def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> None:
+        super().__init__(elo0, elo1, alpha, beta)
+        self._win = math.log(self.p1 / self.p0)
+        self._loss = math.log((1.0 - self.p1) / (1.0 - self.p0))
+        self.games = 0
+
+    @property
+    def matches(self) -> int:
+        """Matches fed in so far (``games`` is the older name of the same count)."""
+        return self.games
+
     def update(self, score: float) -> str | None:
         """Add one match in which the candidate scored ``score``; returns :attr:`verdict`."""
         if not (isinstance(score, int | float) and 0.0 <= score <= 1.0):
@@ -70,12 +85,7 @@ class Sprt:
         self.llr += score * self._win + (1.0 - score) * self._loss
         self.games += 1
         self.points += score
-        if self._verdict is None:
-            if self.llr >= self.upper:
-                self._verdict = "H1"
-            elif self.llr <= self.lower:
-                self._verdict = "H0"
-        return self._verdict
+        return self._crossed()
 
     def __repr__(self) -> str:
         return f"Sprt(elo0={self.elo0:g}, elo1={self.elo1:g}, alpha={self.alpha:g}, beta={self.beta:g})"
@@ -89,7 +99,7 @@ class Sprt:
         )
 
 
-class PairSprt:
+class PairSprt(_Wald):
     """A generalized SPRT with the duplicate pair as its unit (fishtest's pentanomial habit, for a game
     without draws: three outcomes).
 
@@ -112,14 +122,8 @@ class PairSprt:
     PRIOR = 1e-3  # a pseudo-count per outcome: the fit exists before every outcome has been seen
 
     def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> None:
-        plain = Sprt(elo0, elo1, alpha, beta)  # (the same checks and bounds)
-        self.elo0, self.elo1, self.alpha, self.beta = plain.elo0, plain.elo1, plain.alpha, plain.beta
-        self.s0, self.s1 = plain.p0, plain.p1
-        self.lower, self.upper = plain.lower, plain.upper
+        super().__init__(elo0, elo1, alpha, beta)
         self.counts = [0, 0, 0]
-        self.llr = 0.0
-        self.points = 0.0
-        self._verdict: str | None = None
 
     @property
     def pairs(self) -> int:
@@ -134,28 +138,14 @@ class PairSprt:
     def games(self) -> int:
         return self.matches
 
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return self.lower, self.upper
-
-    @property
-    def verdict(self) -> str | None:
-        """'H1', 'H0', or None while the test should go on; the first crossing decides."""
-        return self._verdict
-
     def update(self, score: float) -> str | None:
         """Add one pair in which the candidate scored ``score`` (0, 0.5 or 1: its wins out of 2, halved)."""
         if score not in self.SCORES:
             raise ValueError(f"a pair's score must be 0, 0.5 or 1, got {score!r}")
         self.counts[self.SCORES.index(score)] += 1
         self.points += 2 * score
-        self.llr = pair_llr(self.counts, self.s0, self.s1, self.PRIOR)
-        if self._verdict is None:
-            if self.llr >= self.upper:
-                self._verdict = "H1"
-            elif self.llr <= self.lower:
-                self._verdict = "H0"
-        return self._verdict
+        self.llr = pair_llr(self.counts, self.p0, self.p1, self.PRIOR)
+        return self._crossed()
 
     def __repr__(self) -> str:
         return f"PairSprt(elo0={self.elo0:g}, elo1={self.elo1:g}, alpha={self.alpha:g}, beta={self.beta:g})"
