@@ -50,10 +50,15 @@ def player(name: str, argv: tuple[str, ...], others: list[tuple[str, ...]]) -> P
     return Player(BotSpec(name, argv, sandbox="bwrap", files=bot_files(argv, None, others)), TC)
 
 
+def said(rec, seat: int) -> list[str]:
+    """The spy's reports in ``seat``: its ``info spy ...`` lines of the match's transcript, without ``info``."""
+    return [line[len("info "):] for _, way, line in rec.transcripts[seat]
+            if way == "<" and line.startswith("info spy ")]
+
+
 def reports(rec, seat: int, key: str) -> list[str]:
     """What the spy in ``seat`` reported under ``key`` about this match."""
-    return [line.split("=", 1)[1] for line in rec.stderr[seat].splitlines()
-            if line.startswith("spy ") and f" {rec.match_id} {key}=" in line]
+    return [line.split("=", 1)[1] for line in said(rec, seat) if f" {rec.match_id} {key}=" in line]
 
 
 def dealt(rec, seat: int) -> str:
@@ -160,8 +165,7 @@ async def reused_pairs(spy: Path) -> list:
 async def test_a_kept_process_never_plays_both_games_of_a_pair(spy: Path) -> None:
     records = await reused_pairs(spy)
     assert len(records) == 6
-    # (any match's: a kept process's stderr may reach the record of its next match)
-    assert not any(" learned=" in r.stderr[r.bots.index("spy")] for r in records)
+    assert not any(" learned=" in line for r in records for line in said(r, r.bots.index("spy")))
 
 
 async def test_a_kept_process_would_see_the_twin_deal_without_the_rule(spy: Path, monkeypatch) -> None:
@@ -173,14 +177,11 @@ async def test_a_kept_process_would_see_the_twin_deal_without_the_rule(spy: Path
 
     monkeypatch.setattr(MatchPool, "take", take_any)
     records = await reused_pairs(spy)
-    by_id = {r.match_id: r for r in records}
-    # what the spy reported, wherever it landed (a kept process's stderr may reach its next match's record)
-    learned = [line.split()[2:] for r in records for line in r.stderr[r.bots.index("spy")].splitlines()
-               if line.startswith("spy ") and " learned=" in line]
-    assert learned
-    for match_id, found in learned:  # each time exactly the opponent's dealt hand in that match
-        rec = by_id[match_id]
-        assert found == f"learned={dealt(rec, 1 - rec.bots.index('spy'))}"
+    learned = [(r, reports(r, r.bots.index("spy"), "learned")) for r in records]
+    assert [r.match_id for r, found in learned if found] == [f"spy-vs-good-p{p}-g1" for p in range(3)]
+    for rec, found in learned:
+        if found:  # exactly the opponent's dealt hand
+            assert found == [dealt(rec, 1 - rec.bots.index("spy"))]
 
 
 async def test_the_games_of_a_pair_never_run_at_once_and_slots_stay_busy(autojump_clock) -> None:
