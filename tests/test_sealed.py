@@ -166,6 +166,9 @@ async def test_a_kept_process_never_plays_both_games_of_a_pair(spy: Path) -> Non
     records = await reused_pairs(spy)
     assert len(records) == 6
     assert not any(" learned=" in line for r in records for line in said(r, r.bots.index("spy")))
+    # and a kept process's stderr goes with the match it wrote it in, though the match never waited for it
+    assert [r.stderr[r.bots.index("spy")].splitlines() for r in records] == [
+        [f"spy memory {r.match_id} published=ok"] for r in records]
 
 
 async def test_a_kept_process_would_see_the_twin_deal_without_the_rule(spy: Path, monkeypatch) -> None:

@@ -116,6 +116,9 @@ class ChannelBot:
     def take_stderr(self) -> str:
         return ""
 
+    def drain_stderr(self) -> None:
+        """A person's seat writes no stderr."""
+
     def exit_description(self) -> str:
         return "left the table" if self.exited.is_set() else "still running"
 

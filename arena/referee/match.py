@@ -62,6 +62,9 @@ class _Seat:
         if bot is not None:
             self.transcript.extend(bot.transcript.entries)
             bot.transcript.entries = []
+            # what the bot wrote before its last reply is in the pipe now; its reader task may not have had a
+            # turn in a match that never waited (a kept process's lines would reach its next match's record)
+            bot.drain_stderr()
             err = bot.take_stderr()
             if err:
                 self.stderr.append(err)

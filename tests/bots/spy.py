@@ -7,8 +7,7 @@ The two games of a duplicate pair (match ids ``...-pN-g0`` and ``...-pN-g1``) de
 opponent held in the other game. In each game the spy publishes the hand it was dealt under the pair's
 name, and looks for what its twin (the same program in the other game, or the same process) published:
 that is the hand its opponent holds now. It reports as protocol `info` lines, which the referee keeps in
-the match's transcript in order with its replies (a kept process's stderr may be read only after its match
-is stored), one line each:
+the match's transcript in order with its replies, and the same on stderr, one line each:
 
     info spy <channel> <match id> published=<ok|ERRNO>   whether publishing worked
     info spy <channel> <match id> learned=<cards>        the hand it found for its opponent (when it found one)
@@ -31,7 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import ALL_CARDS, cards, first_legal, handshake, read_line, send  # noqa: E402
+from _common import ALL_CARDS, cards, first_legal, handshake, log, read_line, send  # noqa: E402
 
 CHANNEL = sys.argv[1]
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -46,6 +45,7 @@ MATCH = "-"
 
 
 def report(key: str, value: str) -> None:
+    log(f"spy {CHANNEL} {MATCH} {key}={value}")  # (stderr too: each match's record must hold its own lines)
     send(f"info spy {CHANNEL} {MATCH} {key}={value}")
 
 
