@@ -243,12 +243,11 @@ def plan_sandbox(
         for key, value in inside.items():
             args += ["--setenv", key, value]
         args.append("--")
-        if uid is None and root:
-            pass  # a build as root: no capabilities (bubblewrap's --cap-drop), no uid change
-        elif uid is not None:
+        # (a build as root gets neither: it keeps root's uid with no capabilities, bubblewrap's --cap-drop)
+        if uid is not None:
             args += ["/usr/bin/setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-        elif _nproc_per_user_namespace():
+        elif not root and _nproc_per_user_namespace():
             # As an ordinary user the bot has no uid of its own, but a user namespace of its own, and since
             # Linux 5.14 an RLIMIT_NPROC set inside one counts only that namespace's processes (the bot's and
             # bubblewrap's init there), not every process of yours: the whole bot's process limit.
