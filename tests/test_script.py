@@ -37,12 +37,12 @@ def _config(tmp: Path, variant: str, reuse: bool) -> Path:
     path.write_text(
         f"name: script-{variant}\nvariant: {variant}\nformat: round-robin\nrounds: 2\nseed: 11\n"
         f"reuse_bots: {str(reuse).lower()}\nsandbox: none\nconcurrency: 2\n"
-        # a 1 ms move limit and a bank: Python bots often take longer, so the bank= they are sent changes
+        # a 1 ms move limit and a bank: the tracker thinks 3 ms a move, so the bank= it is sent changes
         "time:\n  move: 1ms\n  bank: 20s\n  handshake: 10s\n"
         f"output:\n  database: {tmp / f'{variant}-{reuse}.db'}\n"
         "bots:\n"
         f"  - name: greedy\n    command: {sys.executable} {ROOT / 'bots' / 'greedy.py'}\n"
-        f"  - name: tracker\n    command: {sys.executable} {BOTS / 'tracker11.py'} 5\n"
+        f"  - name: tracker\n    command: {sys.executable} {BOTS / 'tracker11.py'} 5 --think 3\n"
     )
     return path
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A protocol 1.1 bot that checks the 1.1 keys of every `turn` line against its own record of the events.
 
-    python tracker11.py [SEED] [--version 1.1|1]
+    python tracker11.py [SEED] [--version 1.1|1] [--think MS]
 
 It answers `bot 1.1 tracker` and keeps, from the event lines alone (never from a turn line), the cards each
 seat has won in tricks, each seat's pending marriage points and whether the card on the table was led with
@@ -14,12 +14,14 @@ UNEXPECTED ...`). After each `match-end` it writes a summary line to stderr:
 
 It plays legally: declares 66 when it has it (and a trick), leads a marriage whenever it can (so that
 pending points and marriage leads happen often), and otherwise picks a seeded random action other than a
-declaration. Stdlib only; exits 0 on `quit` or EOF.
+declaration. With `--think MS` it spends at least MS milliseconds on every decision (so a short move limit
+draws on the bank whatever the machine's speed). Stdlib only; exits 0 on `quit` or EOF.
 """
 
 import os
 import random
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,6 +33,11 @@ version = "1.1"
 if "--version" in argv:
     at = argv.index("--version")
     version = argv[at + 1]
+    del argv[at:at + 2]
+think_s = 0.0
+if "--think" in argv:
+    at = argv.index("--think")
+    think_s = float(argv[at + 1]) / 1000
     del argv[at:at + 2]
 rng = random.Random(int(argv[0]) if argv else 0)
 
@@ -120,6 +127,7 @@ def main() -> None:
             turn = _common.parse_turn(line)
             turns += 1
             check(turn, rec, f"deal {deal} turn {turns}")
+            time.sleep(think_s)
             with_taken += turn.get("opp_taken", "-") != "-"
             with_pending += turn.get("opp_pending", "0") != "0"
             with_led_marriage += turn.get("led_marriage") == "true"
