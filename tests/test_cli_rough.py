@@ -177,11 +177,11 @@ for line in sys.stdin:
         legal = next(w for w in words if w.startswith("legal="))[len("legal="):].split(",")
         send(legal[0].replace(":", " "))
     elif words[0] == "match-end":
-        time.sleep(0.2)
+        time.sleep(0.05)
         sys.stderr.write("late: summary written after match-end\\n")
         sys.stderr.flush()
     elif words[0] == "quit":
-        time.sleep(0.2)
+        time.sleep(0.05)
         sys.stderr.write("late: goodbye written after quit\\n")
         sys.stderr.flush()
         sys.exit(0)
