@@ -14,6 +14,7 @@ I/O, no clock, no trio, no sqlite.
   same with the duplicate pair as its unit.
 """
 
+from arena.stats.ladder import Entrant, LadderRating, PairResult, ladder_ratings, next_pair
 from arena.stats.pairings import Pairing, los, pairings
 from arena.stats.ratings import ELO_PER_NAT, Rating, Ratings, elo_diff, expected_score, ratings
 from arena.stats.results import Result
@@ -29,7 +30,7 @@ from arena.stats.standings import (
 )
 
 __all__ = [
-    "ELO_PER_NAT", "BotStanding", "DealFacts", "MatchFacts", "PairSprt", "Pairing", "Rating", "Ratings", "Result",
-    "Sprt", "Standings", "TerminationFacts", "ThinkTime", "elo_diff", "expected_score", "los", "pairings",
-    "parse_sprt_args", "ratings", "standings",
+    "ELO_PER_NAT", "BotStanding", "DealFacts", "Entrant", "LadderRating", "MatchFacts", "PairResult", "PairSprt",
+    "Pairing", "Rating", "Ratings", "Result", "Sprt", "Standings", "TerminationFacts", "ThinkTime", "elo_diff",
+    "expected_score", "ladder_ratings", "los", "next_pair", "pairings", "parse_sprt_args", "ratings", "standings",
 ]

@@ -1,0 +1,256 @@
+"""A standing ladder's ratings and matchmaking: one Gaussian belief per bot version, updated pair by pair.
+
+Model: Bradley-Terry on the Elo scale, as in :mod:`arena.stats.ratings`: P(i beats j in a match) =
+1 / (1 + 10^(-(R_i - R_j) / 400)). A duplicate pair is two matches, taken as a binomial observation of
+two trials: its score s (0, 0.5, 1, 1.5 or 2) counts s wins of ``first`` and 2 - s of ``second``.
+
+Each version holds a belief N(mean, variance) about its rating, starting from the prior. A pair updates
+its two participants only, by one Laplace step (Glicko-like assumed-density filtering): the posterior of
+the difference d = R_first - R_second under the pair's likelihood is found by Newton's method, replaced
+by the Gaussian with the same mode and curvature, and carried back to the two beliefs as a linear-Gaussian
+update. Every other belief is untouched, so a rating never changes from games its bot did not play, a
+retired version's rating is frozen, and the ratings are a deterministic function of the results in the
+order they were applied. docs/STATISTICS.md ("Ladder") says why this and not a joint refit.
+
+Ranks count among the active versions; the rank interval is the ranks a version could hold: every other
+active version whose rating is above (below) it by more than the 95% margin of their difference is surely
+above (below) it, and the rest could be on either side.
+
+:func:`next_pair` picks the duplicate pair that tells most: the expected reduction of the two beliefs'
+variances, with a bonus for versions with few pairs and a discount for a pairing already played often.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arena.stats.ratings import ELO_PER_NAT
+
+#: Two-sided 95% normal quantile, for the rating and rank intervals.
+Z95 = 1.959963984540054
+#: Prior standard deviation of a new version's rating, in Elo: bots written for one game range over
+#: about a thousand Elo (a random player to a search bot), so a new one is anywhere within about ±600.
+PRIOR_SD = 300.0
+#: A rating is provisional until its 95% interval's half width is under this (in Elo). 100 Elo is the
+#: difference at which the better bot scores 64%: below it the rating places a bot within its class. A new
+#: version reaches it in about 25 pairs against close opponents, inside the issue's 40-pair placement goal.
+PROVISIONAL_HALF_WIDTH = 100.0
+#: The bonus factor of a version with no pairs yet; it halves by its fourth pair (1 + B * 4 / (4 + pairs)).
+NEW_BONUS = 1.0
+#: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a new bot meets a
+#: few neighbours rather than one (robust to bots that are not transitive).
+REPEAT_DISCOUNT = 0.25
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One bot version on the ladder."""
+
+    key: str  #: unique version id (e.g. "name@fingerprint12")
+    program: str  #: the bot's name; all versions of a name share it
+    active: bool  #: retired versions keep their rating but are never scheduled
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One duplicate pair, in the order it was applied."""
+
+    first: str
+    second: str  #: entrant keys
+    score: float  #: first's match points over the pair's two matches: 0, 0.5, 1, 1.5 or 2
+
+
+@dataclass(frozen=True)
+class LadderRating:
+    """One version's line: Elo estimate with 95% interval, rank with the ranks it could hold."""
+
+    key: str
+    rating: float
+    low: float
+    high: float
+    rank: int  #: 1-based, among the active versions (a retired one: where it would stand among them)
+    rank_low: int  #: the best rank it could hold
+    rank_high: int  #: the worst rank it could hold
+    provisional: bool
+    pairs: int
+
+
+@dataclass(frozen=True)
+class Belief:
+    """A version's rating belief in natural (logistic) units: x = Elo / ELO_PER_NAT."""
+
+    mean: float
+    variance: float
+    pairs: int = 0
+
+    @property
+    def elo(self) -> float:
+        return self.mean * ELO_PER_NAT
+
+    @property
+    def half_width(self) -> float:
+        """The 95% interval's half width, in Elo."""
+        return Z95 * math.sqrt(self.variance) * ELO_PER_NAT
+
+
+def prior(prior_mean: float = 0.0, prior_sd: float = PRIOR_SD) -> Belief:
+    """A new version's belief; ``prior_mean`` and ``prior_sd`` in Elo."""
+    return Belief(prior_mean / ELO_PER_NAT, (prior_sd / ELO_PER_NAT) ** 2)
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def _difference_posterior(m: float, v: float, score: float) -> tuple[float, float]:
+    """Mode and Laplace variance of d ~ N(m, v) after ``score`` wins of 2 at P(win) = sigmoid(d).
+
+    The log-posterior score * log σ(d) + (2 - score) * log σ(-d) - (d - m)² / 2v is strictly concave;
+    Newton's method from m converges in a few steps (its step is damped to at most 2 nats).
+    """
+    d = m
+    for _ in range(50):
+        p = _sigmoid(d)
+        gradient = score - 2.0 * p - (d - m) / v
+        curvature = 2.0 * p * (1.0 - p) + 1.0 / v
+        step = max(-2.0, min(2.0, gradient / curvature))
+        d += step
+        if abs(step) < 1e-12:
+            break
+    p = _sigmoid(d)
+    return d, 1.0 / (2.0 * p * (1.0 - p) + 1.0 / v)
+
+
+def update(first: Belief, second: Belief, score: float) -> tuple[Belief, Belief]:
+    """The two participants' beliefs after a pair in which ``first`` scored ``score`` of 2."""
+    m = first.mean - second.mean
+    v = first.variance + second.variance
+    d, v_post = _difference_posterior(m, v, score)
+    shrink = 1.0 - v_post / v  # the share of the difference's variance the pair explained
+    return (
+        Belief(first.mean + first.variance / v * (d - m), first.variance * (1.0 - first.variance / v * shrink),
+               first.pairs + 1),
+        Belief(second.mean - second.variance / v * (d - m),
+               second.variance * (1.0 - second.variance / v * shrink), second.pairs + 1),
+    )
+
+
+def _check(entrants: Sequence[Entrant], results: Sequence[PairResult]) -> None:
+    keys: set[str] = set()
+    for e in entrants:
+        if e.key in keys:
+            raise ValueError(f"entrant {e.key!r} is listed twice")
+        keys.add(e.key)
+    for n, r in enumerate(results):
+        for key in (r.first, r.second):
+            if key not in keys:
+                raise ValueError(f"pair result #{n} names {key!r}, which is not an entrant")
+        if r.first == r.second:
+            raise ValueError(f"pair result #{n}: {r.first!r} cannot play itself")
+        if not (isinstance(r.score, int | float) and 0.0 <= r.score <= 2.0 and (r.score * 2).is_integer()):
+            raise ValueError(f"pair result #{n}: score {r.score!r} is not one of 0, 0.5, 1, 1.5, 2")
+
+
+def beliefs(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
+            prior_sd: float = PRIOR_SD) -> dict[str, Belief]:
+    """Every entrant's belief after applying ``results`` in order (ValueError on an unknown key or score)."""
+    _check(entrants, results)
+    start = prior(prior_mean, prior_sd)
+    state = {e.key: start for e in entrants}
+    for r in results:
+        state[r.first], state[r.second] = update(state[r.first], state[r.second], r.score)
+    return state
+
+
+def ratings_from(entrants: Sequence[Entrant], state: Mapping[str, Belief], *,
+                 provisional_half_width: float = PROVISIONAL_HALF_WIDTH) -> list[LadderRating]:
+    """The ladder's lines from the beliefs, best first (ties by key)."""
+    active = [e.key for e in entrants if e.active]
+    out = []
+    for e in entrants:
+        b = state[e.key]
+        above = sure_above = sure_below = 0
+        for other in active:
+            if other == e.key:
+                continue
+            o = state[other]
+            if (o.mean, e.key) > (b.mean, other):  # ties: the smaller key ranks higher
+                above += 1
+            margin = Z95 * math.sqrt(b.variance + o.variance)
+            if o.mean - b.mean > margin:
+                sure_above += 1
+            elif b.mean - o.mean > margin:
+                sure_below += 1
+        others = len(active) - (1 if e.active else 0)
+        out.append(LadderRating(
+            key=e.key, rating=b.elo, low=b.elo - b.half_width, high=b.elo + b.half_width,
+            rank=above + 1, rank_low=sure_above + 1, rank_high=others - sure_below + 1,
+            provisional=b.half_width >= provisional_half_width, pairs=b.pairs,
+        ))
+    out.sort(key=lambda r: (-r.rating, r.key))
+    return out
+
+
+def ladder_ratings(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
+                   prior_sd: float = PRIOR_SD,
+                   provisional_half_width: float = PROVISIONAL_HALF_WIDTH) -> list[LadderRating]:
+    """Every entrant's rating after ``results`` (in the order applied), best first.
+
+    ``prior_mean`` and ``prior_sd`` (Elo) are a new version's belief; ``provisional_half_width`` (Elo) is
+    the 95% half width under which a rating stops being provisional.
+    """
+    state = beliefs(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
+    return ratings_from(entrants, state, provisional_half_width=provisional_half_width)
+
+
+def pair_gain(a: Belief, b: Belief) -> float:
+    """The expected reduction of a's and b's rating variances (nat²) from one duplicate pair between them.
+
+    Laplace at the current means: the pair's Fisher information about the difference is h = 2p(1 - p), so
+    the difference's variance v = v_a + v_b falls to v / (1 + v h) and v_a by v_a² h / (1 + v h) (b alike).
+    It is largest for uncertain beliefs and close ratings (p near 1/2).
+    """
+    v = a.variance + b.variance
+    p = _sigmoid(a.mean - b.mean)
+    h = 2.0 * p * (1.0 - p)
+    return (a.variance ** 2 + b.variance ** 2) * h / (1.0 + v * h)
+
+
+def next_pair(entrants: Sequence[Entrant], results: Sequence[PairResult], rng: random.Random, *,
+              same_program: bool = False, prior_mean: float = 0.0,
+              prior_sd: float = PRIOR_SD) -> tuple[str, str] | None:
+    """The duplicate pair to play next, or None when fewer than two active entrants may meet.
+
+    Among active entrants (never a version against itself, nor against another version of its program
+    unless ``same_program``), the pairing with the largest :func:`pair_gain`, times a bonus for versions
+    with few pairs, divided by a discount for pairings already played; near-ties (within 1%) are broken by
+    ``rng``, which also orders the two keys.
+    """
+    state = beliefs(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
+    played = Counter(frozenset((r.first, r.second)) for r in results)
+    active = sorted((e for e in entrants if e.active), key=lambda e: e.key)
+
+    def bonus(b: Belief) -> float:
+        return 1.0 + NEW_BONUS * 4.0 / (4.0 + b.pairs)
+
+    scored: list[tuple[float, str, str]] = []
+    for i, a in enumerate(active):
+        for b in active[i + 1:]:
+            if a.program == b.program and not same_program:
+                continue
+            ba, bb = state[a.key], state[b.key]
+            value = pair_gain(ba, bb) * max(bonus(ba), bonus(bb))
+            value /= 1.0 + REPEAT_DISCOUNT * played[frozenset((a.key, b.key))]
+            scored.append((value, a.key, b.key))
+    if not scored:
+        return None
+    best = max(value for value, _, _ in scored)
+    _, first, second = rng.choice([s for s in scored if s[0] >= best * 0.99])
+    return (first, second) if rng.random() < 0.5 else (second, first)
