@@ -41,9 +41,10 @@ PRIOR_SD = 300.0
 PROVISIONAL_HALF_WIDTH = 100.0
 #: The bonus factor of a version with no pairs yet; it halves by its fourth pair (1 + B * 4 / (4 + pairs)).
 NEW_BONUS = 1.0
-#: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a new bot meets a
-#: few neighbours rather than one (robust to bots that are not transitive).
-REPEAT_DISCOUNT = 0.25
+#: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a bot meets several
+#: neighbours over time rather than one (robust to bots that are not transitive). It is kept mild: in
+#: bench/ladder_sim.py a discount of 0.25 sent a new bot to distant opponents and tripled its placement time.
+REPEAT_DISCOUNT = 0.05
 
 
 @dataclass(frozen=True)
@@ -176,26 +177,37 @@ def ratings_from(entrants: Sequence[Entrant], state: Mapping[str, Belief], *,
     out = []
     for e in entrants:
         b = state[e.key]
-        above = sure_above = sure_below = 0
-        for other in active:
-            if other == e.key:
-                continue
-            o = state[other]
-            if (o.mean, e.key) > (b.mean, other):  # ties: the smaller key ranks higher
-                above += 1
-            margin = Z95 * math.sqrt(b.variance + o.variance)
-            if o.mean - b.mean > margin:
-                sure_above += 1
-            elif b.mean - o.mean > margin:
-                sure_below += 1
-        others = len(active) - (1 if e.active else 0)
+        rank, rank_low, rank_high = rank_interval(e.key, state, active)
         out.append(LadderRating(
             key=e.key, rating=b.elo, low=b.elo - b.half_width, high=b.elo + b.half_width,
-            rank=above + 1, rank_low=sure_above + 1, rank_high=others - sure_below + 1,
+            rank=rank, rank_low=rank_low, rank_high=rank_high,
             provisional=b.half_width >= provisional_half_width, pairs=b.pairs,
         ))
     out.sort(key=lambda r: (-r.rating, r.key))
     return out
+
+
+def rank_interval(key: str, state: Mapping[str, Belief], active: Sequence[str]) -> tuple[int, int, int]:
+    """``key``'s rank among the ``active`` keys, and the best and worst ranks it could hold.
+
+    Another version is surely above (below) it when its rating exceeds (falls short of) it by more than the
+    95% margin of their difference, Z95 * sqrt(v_key + v_other); ties rank the smaller key higher.
+    """
+    b = state[key]
+    above = sure_above = sure_below = others = 0
+    for other in active:
+        if other == key:
+            continue
+        others += 1
+        o = state[other]
+        if (o.mean, key) > (b.mean, other):
+            above += 1
+        margin = Z95 * math.sqrt(b.variance + o.variance)
+        if o.mean - b.mean > margin:
+            sure_above += 1
+        elif b.mean - o.mean > margin:
+            sure_below += 1
+    return above + 1, sure_above + 1, others - sure_below + 1
 
 
 def ladder_ratings(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
@@ -235,22 +247,29 @@ def next_pair(entrants: Sequence[Entrant], results: Sequence[PairResult], rng: r
     """
     state = beliefs(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
     played = Counter(frozenset((r.first, r.second)) for r in results)
+    return choose_pair(entrants, state, played, rng, same_program=same_program)
+
+
+def choose_pair(entrants: Sequence[Entrant], state: Mapping[str, Belief], played: Mapping[frozenset[str], int],
+                rng: random.Random, *, same_program: bool = False) -> tuple[str, str] | None:
+    """:func:`next_pair` from the beliefs and the number of pairs each pairing has played (by key set)."""
     active = sorted((e for e in entrants if e.active), key=lambda e: e.key)
-
-    def bonus(b: Belief) -> float:
-        return 1.0 + NEW_BONUS * 4.0 / (4.0 + b.pairs)
-
     scored: list[tuple[float, str, str]] = []
     for i, a in enumerate(active):
         for b in active[i + 1:]:
             if a.program == b.program and not same_program:
                 continue
             ba, bb = state[a.key], state[b.key]
-            value = pair_gain(ba, bb) * max(bonus(ba), bonus(bb))
-            value /= 1.0 + REPEAT_DISCOUNT * played[frozenset((a.key, b.key))]
+            value = pair_gain(ba, bb) * max(_new_bonus(ba), _new_bonus(bb))
+            value /= 1.0 + REPEAT_DISCOUNT * played.get(frozenset((a.key, b.key)), 0)
             scored.append((value, a.key, b.key))
     if not scored:
         return None
     best = max(value for value, _, _ in scored)
     _, first, second = rng.choice([s for s in scored if s[0] >= best * 0.99])
     return (first, second) if rng.random() < 0.5 else (second, first)
+
+
+def _new_bonus(b: Belief) -> float:
+    """1 + NEW_BONUS for a version with no pairs, falling to half of that by its fourth."""
+    return 1.0 + NEW_BONUS * 4.0 / (4.0 + b.pairs)
