@@ -1,17 +1,18 @@
 """A simulated ladder: how fast a new bot is placed, and how well the ladder's ratings predict (issue 26).
 
-    .venv/bin/python bench/ladder_sim.py [--seeds 12] [--bots 30] [--spread 800] [--established 200]
-                                         [--horizon 3000] [--skip-trueskill]
+    .venv/bin/python bench/ladder_sim.py [--seeds 24] [--bots 30] [--spread 800] [--established 200]
+                                         [--horizon 3000] [--stay 1000] [--skip-trueskill]
 
 Bots have known strengths (Elo drawn uniformly from 0..spread, per seed); a duplicate pair is two matches,
 each won by ``first`` with the Bradley-Terry probability of the true difference (draw-free, independent).
 
 1. **Placement**: a ladder of ``--bots`` bots plays ``--established`` pairs per bot with the matchmaking
    rule (arena.stats.ladder.next_pair); then a new bot enters, and the ladder goes on, once with the rule
-   and once with random pairing (two distinct bots, uniformly), for ``--horizon`` pairs. Placed: the first
-   ladder pair after which the new bot's rank interval contains its true rank and lies within ±1 of it
-   (also ±2 and ±3) and stays so to the horizon. Medians over seeds, in ladder pairs and in the new bot's own
-   pairs; a seed not placed by the horizon counts as the horizon (and is counted).
+   and once with random pairing (two distinct bots, uniformly). Placed: the first ladder pair after which
+   the new bot's rank interval contains its true rank and lies within ±1 of it (also ±2, ±3, and no wider
+   than the established bots' median) and stays so for ``--stay`` more ladder pairs. Medians over seeds, in
+   ladder pairs and in the new bot's own pairs; a seed not placed by ``--horizon`` (four times that under
+   random pairing, whose new bot plays one pair in fifteen) counts as the horizon (and is counted).
 2. **Prediction**: the same bots play pairs chosen at random; the ladder's ratings after the first 80%,
    arena.stats.ratings' joint fit of them, and TrueSkill (``pip install 'arena[bench]'``) predict each match
    of the last 20%: log loss and Brier score per match, beside the true model's. Also the ladder ratings'
@@ -40,10 +41,10 @@ from arena.stats.ladder import (  # noqa: E402
     PROVISIONAL_HALF_WIDTH,
     Belief,
     Entrant,
+    LadderState,
+    PairResult,
     choose_pair,
-    prior,
     rank_interval,
-    update,
 )
 from arena.stats.ratings import expected_score  # noqa: E402
 
@@ -71,25 +72,30 @@ def true_rank(key: str, truth: dict[str, float]) -> int:
 
 
 class Ladder:
-    """The ladder's state as the bench carries it: beliefs, pairings played, pairs in order."""
+    """The ladder as the bench carries it: its entrants and its state, kept as pairs are applied."""
 
     def __init__(self, entrants: list[Entrant]) -> None:
         self.entrants = entrants
-        self.state: dict[str, Belief] = {e.key: prior() for e in entrants}
-        self.played: Counter[frozenset[str]] = Counter()
+        self.run = LadderState(e.key for e in entrants)
+
+    @property
+    def state(self) -> dict[str, Belief]:
+        return self.run.beliefs
+
+    @property
+    def played(self) -> Counter[frozenset[str]]:
+        return self.run.played
 
     def enter(self, entrant: Entrant) -> None:
         self.entrants = [*self.entrants, entrant]
-        self.state[entrant.key] = prior()
+        self.run.add(entrant.key)
 
     def play(self, first: str, second: str, score: float) -> None:
-        self.state[first], self.state[second] = update(self.state[first], self.state[second], score)
-        self.played[frozenset((first, second))] += 1
+        self.run.apply(PairResult(first, second, score))
 
     def copy(self) -> Ladder:
         other = Ladder(list(self.entrants))
-        other.state = dict(self.state)
-        other.played = Counter(self.played)
+        other.run = self.run.copy()
         return other
 
 
@@ -107,16 +113,20 @@ def random_pairing(ladder: Ladder, rng: random.Random) -> tuple[str, str]:
     return first, second
 
 
-def placement(seed: int, bots: int, spread: float, established: int, horizon: int,
-              ) -> dict[str, dict[str, list[int]]]:
+def placement(seed: int, bots: int, spread: float, established: int, horizon: int, stay: int,
+              ) -> dict[str, dict[str, list]]:
     """For each policy: per window, the ladder pairs and the new bot's own pairs until it was placed."""
     rng = random.Random(seed)
     truth = {f"b{i:02d}": rng.uniform(0.0, spread) for i in range(bots)}
     ladder = Ladder([Entrant(key, key, True) for key in truth])
     play_rng = random.Random(seed * 1009 + 1)
-    for _ in range(established * bots // 2):
+    matches = []
+    for n in range(established * bots // 2):
         first, second = matchmaking(ladder, play_rng)
-        ladder.play(first, second, pair_score(play_rng, truth[first], truth[second]))
+        score = pair_score(play_rng, truth[first], truth[second])
+        ladder.play(first, second, score)
+        matches += [Result(first, second, float(score >= 1), f"p{n}"), Result(second, first, float(score < 2), f"p{n}")]
+    established_figures = _against_joint_fit(ladder, truth, matches)
     new = "new"
     truth[new] = rng.uniform(0.0, spread)
     ladder.enter(Entrant(new, new, True))
@@ -127,15 +137,16 @@ def placement(seed: int, bots: int, spread: float, established: int, horizon: in
         _, low, high = rank_interval(key, ladder.state, active[:-1])
         widths.append(high - low)
     rest = statistics.median(widths)
-    out: dict[str, dict[str, list[int]]] = {}
-    for name, policy in (("matchmaking", matchmaking), ("random", random_pairing)):
+    out: dict[str, dict[str, list]] = {}
+    for name, policy, limit in (("matchmaking", matchmaking, horizon), ("random", random_pairing, 4 * horizon)):
         run = ladder.copy()
         run_rng = random.Random(seed * 1009 + 2)
         own = [0]  # the new bot's own pairs after each ladder pair
-        last_wrong = dict.fromkeys(WINDOWS, 0)
+        right_since: dict[int, int | None] = dict.fromkeys(WINDOWS)  # the start of the current right run
+        placed: dict[int, int] = {}
         cleared = -1  # the new bot's own pairs when it stopped being provisional
         at_budget = -1  # how far its rank interval reached from its true rank after BUDGET own pairs
-        for step in range(1, horizon + 1):
+        for step in range(1, limit + stay + 1):
             first, second = policy(run, run_rng)
             run.play(first, second, pair_score(run_rng, truth[first], truth[second]))
             own.append(own[-1] + (new in (first, second)))
@@ -147,15 +158,44 @@ def placement(seed: int, bots: int, spread: float, established: int, horizon: in
             for w in WINDOWS:
                 narrow = (rank - w <= low and high <= rank + w) if w else high - low <= rest
                 if not (low <= rank <= high and narrow):
-                    last_wrong[w] = step
-        placed = {w: min(last_wrong[w] + 1, horizon) for w in WINDOWS}
-        out[name] = {f"ladder {_label(w)}": [placed[w]] for w in WINDOWS}
-        out[name] |= {f"own {_label(w)}": [own[placed[w]]] for w in WINDOWS}
-        out[name] |= {f"placed {_label(w)}": [int(last_wrong[w] < horizon)] for w in WINDOWS}
+                    right_since[w] = None
+                    continue
+                start = right_since[w] = right_since[w] or step
+                if w not in placed and step - start >= stay and start <= limit:
+                    placed[w] = start
+            if len(placed) == len(WINDOWS) and cleared >= 0 and at_budget >= 0:
+                break
+        out[name] = {f"ladder {_label(w)}": [placed.get(w, limit)] for w in WINDOWS}
+        out[name] |= {f"own {_label(w)}": [own[placed[w]] if w in placed else own[-1]] for w in WINDOWS}
+        out[name] |= {f"placed {_label(w)}": [int(w in placed)] for w in WINDOWS}
         out[name]["established rank interval width"] = [int(rest)]
         out[name]["own pairs until not provisional"] = [cleared]
         out[name]["reach after budget"] = [at_budget]
+    out["established"] = established_figures
     return out
+
+
+def _centred(values: dict[str, float]) -> dict[str, float]:
+    mean = statistics.fmean(values.values())
+    return {k: v - mean for k, v in values.items()}
+
+
+def _rms(a: dict[str, float], b: dict[str, float]) -> float:
+    return math.sqrt(statistics.fmean((a[k] - b[k]) ** 2 for k in a))
+
+
+def _against_joint_fit(ladder: Ladder, truth: dict[str, float], matches: list[Result]) -> dict[str, list[float]]:
+    """The established ladder's ratings beside arena.stats.ratings' joint fit of the same pairs, and the truth."""
+    joint = _centred({r.bot: r.elo for r in ratings(matches, bootstrap=0).table})
+    lad = _centred({k: b.elo for k, b in ladder.state.items()})
+    tru = _centred(truth)
+    return {
+        "ladder vs joint fit RMS": [_rms(lad, joint)],
+        "ladder vs truth RMS": [_rms(lad, tru)],
+        "joint fit vs truth RMS": [_rms(joint, tru)],
+        "true rating in 95% interval": [statistics.fmean(abs(lad[k] - tru[k]) <= ladder.state[k].half_width
+                                                         for k in tru)],
+    }
 
 
 def _log_loss(p: float, won: bool) -> float:
@@ -211,15 +251,10 @@ def prediction(seed: int, bots: int, spread: float, pairs_per_bot: int, use_true
         out[f"{name} log loss"] = statistics.fmean(_log_loss(predict(f, s), w) for f, s, w, _ in test)
         out[f"{name} Brier"] = statistics.fmean((predict(f, s) - w) ** 2 for f, s, w, _ in test)
 
-    def centred(values: dict[str, float]) -> dict[str, float]:
-        mean = statistics.fmean(values.values())
-        return {k: v - mean for k, v in values.items()}
-
-    lad = centred({k: b.elo for k, b in ladder.state.items()})
-    tru, jnt = centred(truth), centred(joint_elo)
-    out["ladder vs joint fit RMS"] = math.sqrt(statistics.fmean((lad[k] - jnt[k]) ** 2 for k in keys))
-    out["ladder vs truth RMS"] = math.sqrt(statistics.fmean((lad[k] - tru[k]) ** 2 for k in keys))
-    out["joint fit vs truth RMS"] = math.sqrt(statistics.fmean((jnt[k] - tru[k]) ** 2 for k in keys))
+    lad, tru, jnt = _centred({k: b.elo for k, b in ladder.state.items()}), _centred(truth), _centred(joint_elo)
+    out["ladder vs joint fit RMS"] = _rms(lad, jnt)
+    out["ladder vs truth RMS"] = _rms(lad, tru)
+    out["joint fit vs truth RMS"] = _rms(jnt, tru)
     out["true rating in 95% interval"] = statistics.fmean(
         abs(lad[k] - tru[k]) <= ladder.state[k].half_width for k in keys)
     covered = 0
@@ -232,11 +267,13 @@ def prediction(seed: int, bots: int, spread: float, pairs_per_bot: int, use_true
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=12)
+    parser.add_argument("--seeds", type=int, default=24)
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--spread", type=float, default=800.0, help="true Elo drawn from 0..SPREAD")
     parser.add_argument("--established", type=int, default=200, help="pairs per bot before the new one enters")
-    parser.add_argument("--horizon", type=int, default=3000, help="ladder pairs after the new bot enters")
+    parser.add_argument("--horizon", type=int, default=3000,
+                        help="the last ladder pair at which the new bot may be placed (4× under random pairing)")
+    parser.add_argument("--stay", type=int, default=1000, help="ladder pairs it must then stay placed")
     parser.add_argument("--train-pairs", type=int, default=25, help="pairs per bot in the prediction data")
     parser.add_argument("--skip-trueskill", action="store_true")
     args = parser.parse_args()
@@ -249,15 +286,18 @@ def main() -> None:
     started = time.perf_counter()
 
     print(f"## Placement: {args.bots} bots (true Elo 0..{args.spread:.0f}), {args.established} pairs per bot "
-          f"established, horizon {args.horizon} ladder pairs, {args.seeds} seeds (medians; mean in brackets)\n")
-    merged: dict[str, dict[str, list[int]]] = {}
+          f"established, placed by ladder pair {args.horizon} (random: {4 * args.horizon}) and right for "
+          f"{args.stay} more, {args.seeds} seeds (medians; mean in brackets)\n")
+    merged: dict[str, dict[str, list]] = {}
     for seed in range(args.seeds):
-        for policy, figures in placement(seed, args.bots, args.spread, args.established, args.horizon).items():
+        for policy, figures in placement(seed, args.bots, args.spread, args.established, args.horizon,
+                                           args.stay).items():
             for name, values in figures.items():
                 merged.setdefault(policy, {}).setdefault(name, []).extend(values)
     names = [n for n in merged["matchmaking"] if not n.startswith(("placed", "established", "own pairs", "reach"))]
     print("| | " + " | ".join(names) + " | placed " + "/".join(_label(w) for w in WINDOWS) + " |")
     print("|---" * (len(names) + 2) + "|")
+    established = merged.pop("established")
     for policy, figures in merged.items():
         cells = [f"{statistics.median(figures[n]):.0f} ({statistics.fmean(figures[n]):.0f})" for n in names]
         placed = "/".join(str(sum(figures[f"placed {_label(w)}"])) for w in WINDOWS)
@@ -276,6 +316,9 @@ def main() -> None:
         reach = sorted(figures["reach after budget"])
         print(f"{policy}: after {BUDGET} own pairs the new bot's rank interval reaches ±k of its true rank, k = "
               f"{reach} (99: misses it; -1: never played {BUDGET})")
+
+    print(f"established ladder ({args.established} pairs per bot under the matchmaking), mean over seeds: " + "; ".join(
+        f"{name} {statistics.fmean(values):.3g}" for name, values in established.items()))
 
     print(f"\n## Prediction: {args.bots} bots, {args.train_pairs} random pairs per bot, last 20% held back, "
           f"{args.seeds} seeds (mean per match)\n")
