@@ -35,8 +35,8 @@ from arena.stats.ratings import ELO_PER_NAT
 Z95 = 1.959963984540054
 #: Prior standard deviation of a new version's rating, in Elo: bots written for one game range over
 #: about a thousand Elo (a random player to a search bot), so a new one is anywhere within about ±800.
-#: In bench/ladder_sim.py, 400 predicted held-back matches as well as 300 on a field of 0..800 Elo and
-#: better on 0..1200; 300 shrank a field of 0..2400 until its intervals missed two thirds of the truth.
+#: In bench/ladder_sim.py's prediction test (docs/STATISTICS.md, "Prior, intervals, provisional"), 400 is
+#: within 0.01 of the best log loss on fields of 0..800 and 0..1200 Elo; a field of 0..2400 wants 800.
 PRIOR_SD = 400.0
 #: A rating is provisional until its 95% interval's half width is under this (in Elo). 100 Elo is the
 #: difference at which the better bot scores 64%: below it the rating places a bot within its class. A new
@@ -157,24 +157,23 @@ class LadderState:
         the log-likelihood is s log p + (2n - s) log(1 - p), p = sigmoid(k_j (x - m_j)).
         """
         old = self.beliefs[key]
-        terms = [(_spread(self.beliefs[o].variance), self.beliefs[o].mean, n, s)
+        terms = [(_spread(self.beliefs[o].variance), self.beliefs[o].mean, 2.0 * n, s)
                  for o, (n, s) in self._totals[key].items()]
-        x = old.mean
+        x, precision = old.mean, 1.0 / self.prior.variance
         for _ in range(100):
-            gradient = -(x - self.prior.mean) / self.prior.variance
-            curvature = 1.0 / self.prior.variance
-            for k, m, n, s in terms:
+            gradient, curvature = (self.prior.mean - x) * precision, precision
+            for k, m, matches, s in terms:
                 p = _sigmoid(k * (x - m))
-                gradient += k * (s - 2.0 * n * p)
-                curvature += 2.0 * n * k * k * p * (1.0 - p)
+                gradient += k * (s - matches * p)
+                curvature += matches * k * k * p * (1.0 - p)
             step = max(-2.0, min(2.0, gradient / curvature))  # at most 2 nats (350 Elo) a step
             x += step
-            if abs(step) < 1e-10:
+            if abs(step) < 1e-9:  # 2e-7 Elo; the curvature below is at the final x
                 break
-        curvature = 1.0 / self.prior.variance
-        for k, m, n, _ in terms:
+        curvature = precision
+        for k, m, matches, _ in terms:
             p = _sigmoid(k * (x - m))
-            curvature += 2.0 * n * k * k * p * (1.0 - p)
+            curvature += matches * k * k * p * (1.0 - p)
         self.beliefs[key] = Belief(x, 1.0 / curvature, old.pairs + 1)
 
     def copy(self) -> LadderState:
