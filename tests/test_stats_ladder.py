@@ -229,6 +229,14 @@ def test_bad_results_are_named(results, message):
         ladder_ratings([Entrant("a", "a", True), Entrant("b", "b", True)], results)
 
 
+def test_a_kept_state_refuses_a_bad_pair_and_stays_as_it_was():
+    state = LadderState(["a", "b"])
+    for bad in (PairResult("a", "a", 1.0), PairResult("a", "b", 2.5), PairResult("a", "b", float("nan"))):
+        with pytest.raises(ValueError, match="cannot play itself|not one of"):
+            state.apply(bad)
+    assert state.beliefs == {"a": prior(), "b": prior()} and not state.played
+
+
 def test_an_entrant_listed_twice_is_named():
     with pytest.raises(ValueError, match="'a' is listed twice"):
         ladder_ratings([Entrant("a", "a", True), Entrant("a", "a", False)], [])

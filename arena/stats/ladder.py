@@ -140,7 +140,13 @@ class LadderState:
             self._totals[key] = {}
 
     def apply(self, result: PairResult) -> None:
-        """Refit ``result``'s two participants (first, then second against first's new belief)."""
+        """Refit ``result``'s two participants (first, then second against first's new belief).
+
+        ValueError, changing nothing, for a version against itself or a score not in 0, 0.5, ..., 2.
+        """
+        problem = _problem(result)
+        if problem:
+            raise ValueError(f"pair result {result!r}: {problem}")
         for key, opponent, score in ((result.first, result.second, result.score),
                                      (result.second, result.first, 2.0 - result.score)):
             self.add(key)
@@ -193,10 +199,18 @@ def _check(entrants: Sequence[Entrant], results: Sequence[PairResult]) -> None:
         for key in (r.first, r.second):
             if key not in keys:
                 raise ValueError(f"pair result #{n} names {key!r}, which is not an entrant")
-        if r.first == r.second:
-            raise ValueError(f"pair result #{n}: {r.first!r} cannot play itself")
-        if not (isinstance(r.score, int | float) and 0.0 <= r.score <= 2.0 and (r.score * 2).is_integer()):
-            raise ValueError(f"pair result #{n}: score {r.score!r} is not one of 0, 0.5, 1, 1.5, 2")
+        problem = _problem(r)
+        if problem:
+            raise ValueError(f"pair result #{n}: {problem}")
+
+
+def _problem(r: PairResult) -> str | None:
+    """What is wrong with one pair result by itself, or None."""
+    if r.first == r.second:
+        return f"{r.first!r} cannot play itself"
+    if not (isinstance(r.score, int | float) and 0.0 <= r.score <= 2.0 and float(r.score * 2).is_integer()):
+        return f"score {r.score!r} is not one of 0, 0.5, 1, 1.5, 2"
+    return None
 
 
 def replay(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
