@@ -46,7 +46,8 @@ PROVISIONAL_HALF_WIDTH = 100.0
 NEW_BONUS = 1.0
 #: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a bot meets several
 #: neighbours over time rather than one (robust to bots that are not transitive). It is kept mild: in
-#: bench/ladder_sim.py a discount of 0.25 sent a new bot to distant opponents and tripled its placement time.
+#: bench/ladder_sim.py (with the first design's one-pair update) a discount of 0.25 sent a new bot to
+#: distant opponents and tripled its placement time.
 REPEAT_DISCOUNT = 0.05
 
 
