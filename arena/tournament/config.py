@@ -189,7 +189,7 @@ class TournamentConfig:
     rules: RuleSet
     format: Format
     challenger: str | None
-    rounds: int
+    rounds: int  # pairs per pairing; for a Swiss, its rounds (each one pair per pairing)
     duplicate: bool
     # None: no `seed:` in the file; `arena run` then draws one and keeps it in the database, and the hash
     # holds None, so a resume of that tournament matches its own hash.

@@ -201,6 +201,10 @@ async def play_tournament(
             await run_matches(batch, executor, config.concurrency, None, finished)
             if config.format != "swiss" or stopped:
                 return
-            batch = next_round(config, store)  # [] once the last round is over
-            if not batch:
+            table = swiss_table([b.name for b in config.bots], store.swiss_games(config.name))
+            assert config.seed is not None
+            # in a thread: pairing a large field takes seconds, during which Ctrl-C must still stop the run
+            batch = await trio.to_thread.run_sync(next_round, config, table, config.seed, abandon_on_cancel=True)
+            if not batch:  # the last round is over
                 return
+            store.schedule_more(config.name, batch)
