@@ -58,7 +58,7 @@ class TournamentOutcome:
     database: Path
     report: Path | None  # the report's index.html, None with report=False
     seed: int
-    total: int  # matches in the schedule
+    total: int  # matches in the schedule (a Swiss: in all its rounds, also those not paired yet)
     left: int  # matches not played yet (a later run resumes them)
     interrupted: bool  # by Ctrl-C, SIGTERM or SIGHUP
 
