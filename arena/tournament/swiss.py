@@ -80,7 +80,8 @@ def swiss_pairings(bots: Sequence[str], table: SwissTable, rounds: int) -> tuple
     name = {i: b for b, i in ids.items()}
     pairs = [(name[r["white_id"]], name[r["black_id"]]) for r in rows if r.get("black_id") is not None]
     bye = [name[r["white_id"]] for r in rows if r.get("black_id") is None]
-    if len(bye) != len(bots) % 2 or any(frozenset(p) in table.met() for p in pairs):
+    met = table.met()
+    if len(bye) != len(bots) % 2 or any(byes[b] for b in bye) or any(frozenset(p) in met for p in pairs):
         raise SwissError(f"round {number} of {rounds} cannot be paired without a rematch or a second bye; "
                          f"expected fewer rounds (rounds: {number - 1}, and arena run --force keeps the "
                          "results so far)")
