@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from arena.referee.record import MatchRecord, MatchSpec
     from arena.stats.sprt import Sprt
     from arena.stats.standings import MatchFacts
+    from arena.stats.swiss import SwissRound
     from arena.store import Store
     from arena.tournament.build import BotProvenance
     from arena.tournament.config import TournamentConfig
@@ -57,7 +58,7 @@ class TournamentOutcome:
     database: Path
     report: Path | None  # the report's index.html, None with report=False
     seed: int
-    total: int  # matches in the schedule
+    total: int  # matches in the schedule (a Swiss: in all its rounds, also those not paired yet)
     left: int  # matches not played yet (a later run resumes them)
     interrupted: bool  # by Ctrl-C, SIGTERM or SIGHUP
 
@@ -130,10 +131,11 @@ def run_tournament(
             store.finish(config.name)
             if writer is not None:
                 writer.write()
-            left = store.count(config.name) - store.count(config.name, "done")
+            total = _total(config, store)
+            left = total - store.count(config.name, "done")
             assert config.seed is not None
             return TournamentOutcome(config.name, Path(config.database), writer.index if writer else None,
-                                     config.seed, store.count(config.name), left, interrupted)
+                                     config.seed, total, left, interrupted)
 
 
 def preflight_config(config: TournamentConfig) -> None:
@@ -203,6 +205,7 @@ def _with_seed(config: TournamentConfig, store: Store) -> tuple[TournamentConfig
 
 def _begin(store: Store, config: TournamentConfig, provenance: Sequence[BotProvenance], force: bool,
            limit: int | None = None) -> None:
+    from arena.tournament.config import total_matches
     from arena.tournament.schedule import build_schedule
 
     schedule = build_schedule(config)
@@ -210,7 +213,15 @@ def _begin(store: Store, config: TournamentConfig, provenance: Sequence[BotProve
         schedule = schedule[:limit]
     assert config.seed is not None
     store.begin(config.name, str(config.source), config.text, config.hash, config.rules.to_dict(), config.seed,
-                config.format, schedule, provenance, force=force)
+                config.format, schedule, provenance, force=force,
+                total=total_matches(config) if config.format == "swiss" else None)
+
+
+def _total(config: TournamentConfig, store: Store) -> int:
+    """The tournament's matches: those scheduled, and for a Swiss also its rounds not paired yet."""
+    from arena.tournament.config import total_matches
+
+    return total_matches(config) if config.format == "swiss" else store.count(config.name)
 
 
 def _play(
@@ -228,13 +239,14 @@ def _play(
     from arena.tournament.runner import Progress, play_tournament
 
     pending = store.pending(config.name)
-    total = store.count(config.name)
-    progress = Progress(total=total, name=config.name, done=total - len(pending), done_before=total - len(pending))
+    total = _total(config, store)
+    done_before = store.count(config.name, "done")
+    progress = Progress(total=total, name=config.name, done=done_before, done_before=done_before)
     for winner, bots in store.outcomes(config.name):
         progress.add(winner, bots)
     progress.done = progress.done_before
     where = "" if config.executor.kind == "local" else f", executor {config.executor}"
-    log(f"{config.name}: {total} matches, {len(pending)} to play, concurrency {config.concurrency}{where}, "
+    log(f"{config.name}: {total} matches, {total - done_before} to play, concurrency {config.concurrency}{where}, "
         f"database {config.database}")
     if on_progress is not None:
         on_progress(progress, None)
@@ -246,7 +258,11 @@ def _play(
             writer.maybe()
         return on_record(spec, rec) if on_record is not None else None
 
-    return trio.run(_until_interrupted, play_tournament, config, store, pending, progress, done, secrets)
+    def paired(r: SwissRound) -> None:
+        progress.round = f"round {r.index + 1}/{config.rounds}"
+        log(f"{progress.round}: {len(r.pairings)} pairings{', bye ' + ', '.join(r.byes) if r.byes else ''}")
+
+    return trio.run(_until_interrupted, play_tournament, config, store, pending, progress, done, secrets, paired)
 
 
 async def _until_interrupted(fn: Callable[..., Any], *args: Any) -> bool:

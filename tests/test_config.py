@@ -221,7 +221,7 @@ def test_unknown_keys_name_file_line_key_and_suggest(tmp_path: Path) -> None:
         ("seed: 1.5", "seed: 1.5 is not an integer; expected an integer"),
         ("concurrency: 0", "concurrency: 0 is too small; expected an integer >= 1 or auto"),
         ("workers: many", "workers: 'many' is not an integer; expected an integer >= 1 or auto"),
-        ("format: swiss", "format: 'swiss' is not allowed; expected round-robin | gauntlet"),
+        ("format: knockout", "format: 'knockout' is not allowed; expected round-robin | gauntlet | swiss"),
         ("on_violation: lose", "on_violation: 'lose' is not allowed (did you mean 'lose-deal'?); expected "
                                "lose-match | lose-deal | random-move"),
         ("reuse_bots: 1", "reuse_bots: 1 is not true or false"),
@@ -753,14 +753,14 @@ def test_fingerprint_follows_file_contents_not_paths(tmp_path: Path) -> None:
 
 def test_cli_turns_a_config_error_into_exit_2_without_traceback(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "name: t\nrounds: x\nformat: swiss\n" + TWO_BOTS)
+    path = write(tmp_path, "name: t\nrounds: x\nformat: knockout\n" + TWO_BOTS)
     assert cli.main(["run", str(path)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert err.splitlines() == [
         f"arena: 2 problems in {path}:",
         f"{path}:2: rounds: 'x' is not an integer; expected an integer >= 1, at most 100000",
-        f"{path}:3: format: 'swiss' is not allowed; expected round-robin | gauntlet",
+        f"{path}:3: format: 'knockout' is not allowed; expected round-robin | gauntlet | swiss",
     ]
 
 

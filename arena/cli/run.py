@@ -144,12 +144,13 @@ class ProgressDisplay:
         from rich.progress import Progress as Bar
 
         self._live = Bar(
-            TextColumn(f"[bold]{name}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn(f"[bold]{name}"), TextColumn("{task.fields[round]}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), TextColumn("leader {task.fields[leader]}"),
             console=Console(file=self.stream), transient=False,
         )
         self._live.start()
-        self._task = self._live.add_task("matches", total=p.total, completed=p.done, rate="", leader=p.leader())
+        self._task = self._live.add_task("matches", total=p.total, completed=p.done, rate="", leader=p.leader(),
+                                        round=p.round)
 
     def update(self, p: Progress, record: MatchRecord | None) -> None:
         if record is None:
@@ -158,14 +159,15 @@ class ProgressDisplay:
             return
         self._note_terminations(record)
         if self._live is not None:
-            self._live.update(self._task, completed=p.done, rate=f"{p.rate:.1f}/s", leader=p.leader())
+            self._live.update(self._task, completed=p.done, rate=f"{p.rate:.1f}/s", leader=p.leader(), round=p.round)
             return
         now = time.monotonic()
         if now - self._last_log < 1.0 and p.done < p.total:
             return
         self._last_log = now
         eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
-        print(f"[{p.done}/{p.total}] {p.rate:.1f} matches/s, eta {eta}, leader {p.leader()}; last: {p.last}",
+        at = f"[{p.done}/{p.total}]" + (f" {p.round}" if p.round else "")
+        print(f"{at} {p.rate:.1f} matches/s, eta {eta}, leader {p.leader()}; last: {p.last}",
               file=self.stream, flush=True)
 
     def _note_terminations(self, record: MatchRecord) -> None:

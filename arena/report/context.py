@@ -33,6 +33,7 @@ from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
 from arena.protocol.messages import Reply
 from arena.stats import BotStanding, Pairing, Ratings, Result, Standings, ThinkTime, pairings, ratings, standings
+from arena.stats.swiss import BYE_POINTS, SwissTable, swiss_table
 from arena.store import (
     StoredBot,
     StoredDeal,
@@ -89,6 +90,7 @@ class Data:
     fit: Ratings | None
     pairs: dict[tuple[str, str], Pairing]
     standings: Standings  # every bot's totals over the finished matches
+    swiss: SwissTable | None = None  # a Swiss's rounds so far; None for the other formats
 
     @property
     def status(self) -> str:
@@ -177,7 +179,8 @@ def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = Tru
     totals = standings(store.match_facts(t.name, think_times=think_times), bots=config_order)
     rated = [r.bot for r in fit] if fit else []
     names = rated + [b for b in config_order if b not in set(rated)]
-    return Data(t, bots, names, matches, done, results, fit, pairs, totals)
+    swiss = swiss_table(config_order, store.swiss_games(t.name)) if t.format == "swiss" else None
+    return Data(t, bots, names, matches, done, results, fit, pairs, totals, swiss)
 
 
 # ----------------------------------------------------------------------------------------------- formatting
@@ -314,6 +317,58 @@ class MatrixRow:
 
 
 @dataclass(frozen=True)
+class SwissCell:
+    """What a bot did in one Swiss round: its opponent and its points in their pair, or its bye."""
+
+    opponent: str | None  # None for a bye, and for a round not paired yet
+    points: float | None  # its points so far in the round (None before it is paired)
+    bye: bool = False
+    complete: bool = False  # the pair finished (a bye always is)
+
+
+@dataclass(frozen=True)
+class SwissRow:
+    """One bot in the Swiss table: its Swiss points and its rounds."""
+
+    rank: int
+    bot: str
+    points: float
+    cells: list[SwissCell]
+
+
+@dataclass(frozen=True)
+class SwissSection:
+    """A Swiss's rounds on the index: every bot by Swiss points, a column per round."""
+
+    rounds: int  # the tournament's rounds
+    paired: int  # rounds paired so far
+    bye_points: float
+    rows: list[SwissRow]
+
+
+def swiss_section(data: Data) -> SwissSection | None:
+    table = data.swiss
+    if table is None:
+        return None
+    n = len(table.points)
+    per_round = 2 * (n // 2)
+    total = data.tournament.total_matches or 0
+    rounds = max(len(table.rounds), total // per_round if per_round else 0)
+    cells: dict[str, list[SwissCell]] = {b: [] for b in table.points}
+    for r in table.rounds:
+        for p in r.pairings:
+            cells[p.a].append(SwissCell(p.b, p.points[0], complete=p.complete))
+            cells[p.b].append(SwissCell(p.a, p.points[1], complete=p.complete))
+        for b in r.byes:
+            cells[b].append(SwissCell(None, BYE_POINTS, bye=True, complete=True))
+    rows = []
+    for rank, b in enumerate(table.ranking(), 1):
+        row = cells[b] + [SwissCell(None, None)] * (rounds - len(cells[b]))
+        rows.append(SwissRow(rank, b, table.points[b], row))
+    return SwissSection(rounds, len(table.rounds), BYE_POINTS, rows)
+
+
+@dataclass(frozen=True)
 class IndexPage:
     """index.html."""
 
@@ -334,6 +389,7 @@ class IndexPage:
     fit: Ratings | None
     notes: list[str]  # what the rating fit wants a reader to know
     recent: list[MatchLine]  # the latest finished matches, newest first
+    swiss: SwissSection | None = None  # format: swiss: each round's pairings and the Swiss points
 
 
 def standing_rows(data: Data) -> list[StandingRow]:
@@ -413,6 +469,7 @@ def index_context(data: Data) -> IndexPage:
         fit=data.fit,
         notes=list(data.fit.notes) if data.fit else [],
         recent=[match_summary(m) for m in recent],
+        swiss=swiss_section(data),
     )
 
 

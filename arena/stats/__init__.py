@@ -10,6 +10,8 @@ I/O, no clock, no trio, no sqlite.
   variance the pairs saved compared with independent matches; head-to-head LOS.
 - :func:`standings`: every per-bot total (matches, wins, game points, deals, closes, marriages,
   terminations, think time) from :class:`MatchFacts`; the one place they are computed.
+- ``swiss`` (:func:`arena.stats.swiss.swiss_table`): a Swiss's rounds, byes and Swiss points, what the
+  next round is paired by.
 - :class:`Sprt` and :func:`parse_sprt_args`: a sequential test for a two-bot match; :class:`PairSprt`, the
   same with the duplicate pair as its unit.
 """

@@ -26,6 +26,7 @@ from arena.game.variants import RuleSet
 from arena.referee import script as referee_script
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
+from arena.stats.swiss import SwissGame
 from arena.store.codec import (
     _actions_column,
     _by_the_book,
@@ -218,8 +219,12 @@ class Store:
         schedule: Iterable[MatchSpec],
         bots: Iterable[BotProvenance],
         force: bool = False,
+        total: int | None = None,
     ) -> None:
         """Record the tournament and its schedule, or check that the database holds this same tournament.
+
+        ``total`` is the number of matches the whole tournament will have when ``schedule`` is only its
+        beginning: a Swiss schedules a round at a time (`schedule_more`).
 
         Matches left 'running' by an interrupted run go back to 'pending': they are replayed from their seed.
         """
@@ -255,7 +260,7 @@ class Store:
                 {
                     "name": name, "config_path": config_path, "config_text": config_text,
                     "config_hash": config_hash, "variant": rules.get("name", ""), "rules": json.dumps(rules),
-                    "seed": seed, "format": fmt, "total_matches": len(schedule),
+                    "seed": seed, "format": fmt, "total_matches": len(schedule) if total is None else total,
                     "created_at": existing[0]["created_at"] if existing else _now(), "updated_at": _now(),
                     "status": "running",
                 },
@@ -266,10 +271,7 @@ class Store:
                     "tournament": name, "name": bot.name, "command": bot.command, "argv": json.dumps(list(bot.argv)),
                     "hash": bot.hash, "build_output": bot.build_output or "",
                 }, pk=("tournament", "name"))
-            db.table("matches").insert_all(
-                ({"tournament": name, "status": "pending", **_spec_row(spec)} for spec in schedule), pk="id",
-                ignore=True,
-            )
+            self._insert_specs(name, schedule)
             db.execute("UPDATE matches SET status = 'pending' WHERE tournament = ? AND status = 'running'", [name])
 
     def stored_seed(self, name: str) -> int | None:
@@ -279,7 +281,9 @@ class Store:
 
     def finish(self, name: str) -> None:
         with self._transaction():
-            pending = self.count(name, "pending") + self.count(name, "running")
+            # a Swiss stopped between two rounds has no pending match, but its next rounds are not scheduled yet
+            unscheduled = max(0, (self._tournament_row(name)["total_matches"] or 0) - self.count(name))
+            pending = self.count(name, "pending") + self.count(name, "running") + unscheduled
             self.db.table("tournaments").update(name, {"status": "done" if not pending else "running",
                                                  "updated_at": _now()})
         if not pending:
@@ -289,6 +293,19 @@ class Store:
                 self.db.conn.execute("VACUUM")
             except sqlite3.OperationalError:
                 pass  # a reader holds the file (a report being rendered): it stays as it is, whole
+
+    def schedule_more(self, name: str, specs: Iterable[MatchSpec]) -> None:
+        """Add matches to a begun tournament's schedule (a Swiss's next round), all in one transaction; a
+        match already there is kept as it is."""
+        with self._transaction():
+            self._insert_specs(name, specs)
+            self.db.table("tournaments").update(name, {"updated_at": _now()})
+
+    def _insert_specs(self, name: str, specs: Iterable[MatchSpec]) -> None:
+        """Scheduled matches as 'pending' rows, inside the caller's transaction; a match id already there is kept."""
+        self.db.table("matches").insert_all(
+            ({"tournament": name, "status": "pending", **_spec_row(spec)} for spec in specs), pk="id", ignore=True,
+        )
 
     # ----------------------------------------------------------------- matches
     def pending(self, name: str) -> list[MatchSpec]:
@@ -442,6 +459,12 @@ class Store:
         """Every scheduled match, in schedule order, finished or not."""
         return [_stored_match(r) for r in self.db.query(
             "SELECT * FROM matches WHERE tournament = ? ORDER BY ord", [tournament])]
+
+    def swiss_games(self, tournament: str) -> list[SwissGame]:
+        """Every scheduled match as a Swiss counts it (its round is its ``pair_index``), in schedule order."""
+        return [SwissGame(r, (a, b), status == "done", winner) for r, a, b, status, winner in self.db.execute(
+            "SELECT pair_index, bot_a, bot_b, status, winner FROM matches WHERE tournament = ? ORDER BY ord",
+            [tournament]).fetchall()]
 
     def match_facts(self, tournament: str, think_times: bool = True) -> list[MatchFacts]:
         """What the standings count of every finished match, in schedule order. Built by the same function

@@ -1,5 +1,6 @@
 """Tournaments: a YAML config, its schedule, builds and provenance (the runner lives here too; the database is
-arena.store).
+arena.store). ``schedule`` pairs round robins and gauntlets up front; ``swiss`` pairs a Swiss a round at a
+time from the stored results, with the FIDE Dutch system of caissify-pairings.
 
 The public names are re-exported here; the modules themselves are implementation detail.
 """

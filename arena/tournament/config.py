@@ -58,8 +58,9 @@ __all__ = [
     "parse_executor",
 ]
 
-Format = Literal["round-robin", "gauntlet"]
-FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
+Format = Literal["round-robin", "gauntlet", "swiss"]
+FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet", "swiss")
+SWISS_EXTRA_ROUNDS = 2  # a Swiss's rounds when none are given: ceil(log2(bots)) + this, at most bots - 1
 VIOLATION_POLICIES: tuple[str, ...] = tuple(p.value for p in ViolationPolicy)  # as written in a config
 
 _TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # not "-x" (a match id would read as an option), not ".."
@@ -188,7 +189,7 @@ class TournamentConfig:
     rules: RuleSet
     format: Format
     challenger: str | None
-    rounds: int
+    rounds: int  # pairs per pairing; for a Swiss, its rounds (each one pair per pairing)
     duplicate: bool
     # None: no `seed:` in the file; `arena run` then draws one and keeps it in the database, and the hash
     # holds None, so a resume of that tournament matches its own hash.
@@ -593,7 +594,7 @@ class _Parser:
         rules = optional("variant", PRESETS["santase"], self.variant)
         fmt = optional("format", "round-robin", lambda i: self.choice(i, FORMATS))
         challenger = optional("challenger", None, self.token)
-        rounds = optional("rounds", 1, lambda i: self.integer(i, 1, MAX_ROUNDS))
+        rounds = optional("rounds", None, lambda i: self.integer(i, 1, MAX_ROUNDS))
         duplicate = optional("duplicate", True, self.boolean)
         seed = optional("seed", None, lambda i: self.integer(i, 0, SEED_LIMIT - 1, shown_max=_SEED_MAX_TEXT))
         concurrency = optional("concurrency", min(cpu_count(), MAX_CONCURRENCY),
@@ -623,6 +624,8 @@ class _Parser:
                 if len(entries) < 2:
                     self.bad(bots_item, f"{len(entries)} bot{'s' if len(entries) != 1 else ''}",
                              "at least 2 bots")
+                if rounds is None:
+                    rounds = default_rounds(fmt, len(entries))
                 self.check_matches(fmt, rounds, len(entries), get("rounds") or bots_item)
 
         self.check_format(fmt, challenger, get("format"), get("challenger"), bots, bots_item)
@@ -648,6 +651,11 @@ class _Parser:
     def check_matches(self, fmt: Any, rounds: Any, n_bots: int, item: Item) -> None:
         """The whole schedule is built (and stored) up front: bound its size, whatever makes it large."""
         if rounds is _INVALID or fmt is _INVALID or n_bots < 2:
+            return
+        if fmt == "swiss":
+            if rounds > n_bots - 1:  # past that, some round would have to be a rematch
+                self.bad(item, f"{rounds} Swiss rounds for {n_bots} bots",
+                         f"at most {n_bots - 1} rounds (bots - 1: no two bots meet twice), or more bots")
             return
         pairings = n_bots - 1 if fmt == "gauntlet" else n_bots * (n_bots - 1) // 2
         total = rounds * pairings * 2
@@ -932,9 +940,24 @@ class _Parser:
                              "the name of the bot that plays every other bot")
             elif challenger is not _INVALID and names and challenger not in names:
                 self.bad(ch_item, f"unknown bot {challenger!r}", f"one of the bots: {', '.join(names)}")
-        elif fmt == "round-robin" and ch_item is not None:
+        elif fmt in ("round-robin", "swiss") and ch_item is not None:
             self.bad(ch_item, "a challenger is only used by format: gauntlet",
                      "no challenger, or format: gauntlet")
+
+
+def default_rounds(fmt: str, n_bots: int) -> int:
+    """``rounds`` when the file has none: 1 pair per pairing; for a Swiss, ceil(log2(bots)) + 2 rounds (enough
+    to tell the leaders apart: docs/CONFIG.md), at most bots - 1."""
+    if fmt != "swiss":
+        return 1
+    return max(1, min(n_bots - 1, (n_bots - 1).bit_length() + SWISS_EXTRA_ROUNDS))
+
+
+def total_matches(config: TournamentConfig) -> int:
+    """Every match the tournament will have played at its end (a Swiss schedules them a round at a time)."""
+    n = len(config.bots)
+    pairings = {"swiss": n // 2, "gauntlet": n - 1}.get(config.format, n * (n - 1) // 2)
+    return config.rounds * pairings * 2
 
 
 _COMMAND_TEXT_EXPECTED = "a command line, e.g. python bots/random.py --seed 3 (or a list of words)"

@@ -21,9 +21,11 @@ from arena.referee.match import Player
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.referee.sandbox import bot_files
+from arena.stats.swiss import SwissRound, swiss_table
 from arena.store import Store
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Executor, open_executor
+from arena.tournament.swiss import next_round
 
 
 @dataclass
@@ -38,6 +40,7 @@ class Progress:
     wins: Counter[str] = field(default_factory=Counter)
     played: Counter[str] = field(default_factory=Counter)
     last: str = ""
+    round: str = ""  # a Swiss's round being played, "round 2/5"; "" for the other formats
 
     @property
     def rate(self) -> float:
@@ -160,16 +163,27 @@ async def play_tournament(
     progress: Progress,
     on_done: Callable[[MatchSpec, MatchRecord], bool | None] | None = None,
     secrets: Iterable[Path] = (),
+    on_round: Callable[[SwissRound], None] | None = None,
 ) -> None:
-    """Play a begun tournament's pending matches, storing each record the moment it is final."""
+    """Play a begun tournament's pending matches, storing each record the moment it is final; a Swiss then
+    pairs and plays its next rounds, one at a time (``on_round`` hears of each before it is played)."""
     players = {b.name: player_for(config, b.name, secrets) for b in config.bots}
+    stopped = False
 
     def finished(spec: MatchSpec, rec: MatchRecord) -> bool | None:
+        nonlocal stopped
         store.save(rec)
         progress.add(rec.winner_name, rec.bots)
         progress.last = f"{rec.bots[0]} {rec.score[0]}-{rec.score[1]} {rec.bots[1]}" + (
             f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
-        return on_done(spec, rec) if on_done is not None else None
+        stop = on_done(spec, rec) if on_done is not None else None
+        stopped = stopped or bool(stop)
+        return stop
+
+    def announce() -> None:
+        rounds = swiss_table([b.name for b in config.bots], store.swiss_games(config.name)).rounds
+        if rounds and on_round is not None:
+            on_round(rounds[-1])
 
     dask = None
     if config.executor.kind == "dask":  # the bots' shipped files are read now, after the builds
@@ -180,4 +194,17 @@ async def play_tournament(
                              config.concurrency, dask) as executor:
         # no "running" mark per match: a resume replays every match not 'done' (Store.pending), so that
         # would be one more commit per match for nothing
-        await run_matches(pending, executor, config.concurrency, None, finished)
+        batch = pending
+        while True:
+            if config.format == "swiss" and batch:
+                announce()
+            await run_matches(batch, executor, config.concurrency, None, finished)
+            if config.format != "swiss" or stopped:
+                return
+            table = swiss_table([b.name for b in config.bots], store.swiss_games(config.name))
+            assert config.seed is not None
+            # in a thread: pairing a large field takes seconds, during which Ctrl-C must still stop the run
+            batch = await trio.to_thread.run_sync(next_round, config, table, config.seed, abandon_on_cancel=True)
+            if not batch:  # the last round is over
+                return
+            store.schedule_more(config.name, batch)
