@@ -19,15 +19,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, get_args, get_origin, get_type_hints
 
-from arena.game.actions import Action, ActionSyntaxError
+from arena.game.actions import Action
 from arena.game.cards import Card, CardError
-from arena.game.hand import Deal, DealEndReason, DealResult, IllegalActionError, parse_seat_action
+from arena.game.hand import Deal, DealEndReason, DealResult, IllegalActionError
 from arena.game.match import Match, shuffled_deck
 from arena.game.variants import RulesError, RuleSet
 from arena.referee.policy import FORFEIT_GAME_POINTS
 from arena.referee.record import FORFEIT as FORFEIT
 from arena.referee.record import TARGET, Termination
 from arena.referee.record import DealRecord as DealRecord  # (the record's deal is the game record's)
+from arena.referee.record import parse_deck as parse_deck
+from arena.referee.record import parse_seat_actions as parse_actions
 from arena.units import short_repr
 
 FORMATS = ("jsonl", "pgn-like")
@@ -261,23 +263,6 @@ def _result_text(r: DealResult) -> str:
 
 
 # ---------------------------------------------------------------------------------- parsing the parts
-def parse_deck(text: str) -> tuple[Card, ...]:
-    """A deck written as space-separated cards; CardError naming the card that is not one."""
-    return tuple(Card.parse(t) for t in text.split())
-
-
-def parse_actions(tokens: Sequence[str]) -> tuple[tuple[int, Action], ...]:
-    """Action tokens ``0:play:Th`` as (seat, action) pairs; ValueError naming the token that is not one."""
-    out = []
-    for token in tokens:
-        try:
-            out.append(parse_seat_action(token))
-        except ValueError as e:
-            detail = str(e) if isinstance(e, ActionSyntaxError) else "expected SEAT:ACTION with seat 0 or 1"
-            raise ValueError(f"{short_repr(token)} is not an action token ({detail})") from None
-    return tuple(out)
-
-
 # Rule parameters added after records were first written, with the value every earlier game was played by.
 _ADDED_LATER: dict[str, Any] = {"marriage_credit": "immediate"}
 

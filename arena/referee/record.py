@@ -14,12 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
-from arena.game.actions import TOKEN_OF_INTERNED, Action
+from arena.game.actions import TOKEN_OF_INTERNED, Action, ActionSyntaxError
 from arena.game.cards import CARD_TEXT, Card
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet
 from arena.protocol.session import Termination as Termination  # (the protocol's names, for the record's users)
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
+from arena.units import short_repr
 
 TARGET = "target"  # a match's reason when a seat reached the match target
 FORFEIT = DealEndReason.FORFEIT.value  # a deal's reason when the referee ended it for a violation
@@ -107,6 +108,23 @@ class DealRecord:
         )
 
 
+def parse_deck(text: str) -> tuple[Card, ...]:
+    """A deck written as space-separated cards; CardError naming the card that is not one."""
+    return tuple(Card.parse(t) for t in text.split())
+
+
+def parse_seat_actions(tokens: Sequence[str]) -> tuple[tuple[int, Action], ...]:
+    """Action tokens ``0:play:Th`` as (seat, action) pairs; ValueError naming the token that is not one."""
+    out = []
+    for token in tokens:
+        try:
+            out.append(parse_seat_action(token))
+        except ValueError as e:
+            detail = str(e) if isinstance(e, ActionSyntaxError) else "expected SEAT:ACTION with seat 0 or 1"
+            raise ValueError(f"{short_repr(token)} is not an action token ({detail})") from None
+    return tuple(out)
+
+
 def _pair_or_none(value: Sequence[int] | None) -> tuple[int, int] | None:
     return None if value is None else (value[0], value[1])
 
@@ -127,7 +145,11 @@ class MatchResult:
         return self.reason not in ("", TARGET)
 
     def text(self) -> str:
-        """``7–3`` (game points by seat), ``forfeit (0–0)`` for a match a termination decided."""
+        """``7–3`` (game points by seat), ``forfeit (0–0)`` for a match a termination decided (the points are
+        those when it ended: the winner did not reach the target), ``abandoned`` for a match without a
+        winner."""
+        if self.winner not in (0, 1):
+            return "abandoned"
         score = f"{self.score[0]}\u2013{self.score[1]}"
         return f"forfeit ({score})" if self.forfeited else score
 
