@@ -160,6 +160,23 @@ def test_every_transcript_line_stderr_byte_and_think_time_comes_back(
     assert store.seats(by_bot["greedy"].match_id)[0].stderr == ""
 
 
+def test_the_store_gives_back_the_records_deals_and_result(hostile: tuple[Store, list[MatchRecord], Path]) -> None:
+    """What the referee recorded comes back as the same typed values: each deal a DealRecord, the result a
+    MatchResult with the text the report shows; the workers' JSON form round-trips it too."""
+    store, records, _ = hostile
+    stored = {m.match_id: m for m in store.matches("t")}
+    assert any(rec.result.forfeited for rec in records) and any(not rec.result.forfeited for rec in records)
+    for rec in records:
+        assert [d.record() for d in store.deals(rec.match_id)] == rec.deals, rec.match_id
+        assert all(d.forfeit == s.forfeit for d, s in zip(rec.deals, store.deals(rec.match_id), strict=True))
+        result = stored[rec.match_id].result
+        assert (result.winner, result.score, result.reason) == (rec.winner, rec.score, str(rec.reason))
+        assert result.text() == rec.result.text()
+        assert result.text() == (f"forfeit ({rec.score[0]}\u2013{rec.score[1]})" if rec.reason != "target"
+                                 else f"{rec.score[0]}\u2013{rec.score[1]}")
+        assert MatchRecord.from_dict(json.loads(json.dumps(rec.to_dict()))).deals == rec.deals
+
+
 def test_the_stored_match_is_small(hostile: tuple[Store, list[MatchRecord], Path]) -> None:
     """A transcript is stored in a fraction of its JSON (the first match's own is the dictionary)."""
     store, records, tmp = hostile

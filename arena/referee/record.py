@@ -140,6 +140,15 @@ class MatchResult:
     terminations: tuple[BotTermination, ...] = ()
 
     @property
+    def deciding(self) -> BotTermination | None:
+        """The termination that decided the match (the first of the reason's kind); None at the target."""
+        return next((t for t in self.terminations if t.kind == self.reason), None)
+
+    def line(self, bots: Sequence[str]) -> str:
+        """``a 7-3 b``: the bots by seat around their game points, as progress lines show a match."""
+        return f"{bots[0]} {self.score[0]}-{self.score[1]} {bots[1]}"
+
+    @property
     def forfeited(self) -> bool:
         """A termination decided the match (its points are where they stood)."""
         return self.reason not in ("", TARGET)

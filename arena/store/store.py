@@ -305,7 +305,7 @@ class Store:
         ``executemany``)."""
         mid = rec.match_id
         self._last_deals = (None, [])
-        term = next((t for t in rec.terminations if t.kind == rec.reason), None)
+        term = rec.result.deciding
         context = self._match_context(mid)
         rules = None if context is None or context[0] != rec.rules or context[1] != tuple(rec.bots) \
             else context[0]  # a later read rebuilds from what the database has: no rebuilt lines if it differs

@@ -167,7 +167,7 @@ async def play_tournament(
     def finished(spec: MatchSpec, rec: MatchRecord) -> bool | None:
         store.save(rec)
         progress.add(rec.winner_name, rec.bots)
-        progress.last = f"{rec.bots[0]} {rec.score[0]}-{rec.score[1]} {rec.bots[1]}" + (
+        progress.last = rec.result.line(rec.bots) + (
             f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
         return on_done(spec, rec) if on_done is not None else None
 
