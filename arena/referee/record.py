@@ -10,12 +10,13 @@ texts), the result a `MatchResult` with its one text form. Dicts appear only at 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from arena.game.actions import TOKEN_OF_INTERNED, Action, ActionSyntaxError
-from arena.game.cards import CARD_TEXT, Card
+from arena.game.cards import CARD_TEXT, Card, parse_cards
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet
 from arena.protocol.session import Termination as Termination  # (the protocol's names, for the record's users)
@@ -86,7 +87,7 @@ class DealRecord:
         return {
             "dealer": self.dealer,
             "trump": str(self.trump),
-            "deck": [str(c) for c in self.deck],
+            "deck": [CARD_TEXT[c] for c in self.deck],
             "actions": self.action_texts(),
             "result": {
                 "winner": self.winner, "game_points": self.game_points, "reason": self.reason,
@@ -101,8 +102,8 @@ class DealRecord:
         record from outside with a check of every field)."""
         r = d["result"]
         return cls(
-            dealer=d["dealer"], trump=Card.parse(d["trump"]), deck=tuple(Card.parse(c) for c in d["deck"]),
-            actions=tuple(parse_seat_action(a) for a in d["actions"]), winner=r["winner"],
+            dealer=d["dealer"], trump=Card.parse(d["trump"]), deck=tuple(parse_cards(" ".join(d["deck"]))),
+            actions=parse_seat_actions(d["actions"]), winner=r["winner"],
             game_points=r["game_points"], reason=r["reason"], points=_pair_or_none(r["points"]),
             tricks=_pair_or_none(r["tricks"]),
         )
@@ -110,19 +111,31 @@ class DealRecord:
 
 def parse_deck(text: str) -> tuple[Card, ...]:
     """A deck written as space-separated cards; CardError naming the card that is not one."""
-    return tuple(Card.parse(t) for t in text.split())
+    return tuple(parse_cards(text))
 
 
 def parse_seat_actions(tokens: Sequence[str]) -> tuple[tuple[int, Action], ...]:
     """Action tokens ``0:play:Th`` as (seat, action) pairs; ValueError naming the token that is not one."""
     out = []
+    known = _SEAT_ACTIONS
     for token in tokens:
-        try:
-            out.append(parse_seat_action(token))
-        except ValueError as e:
-            detail = str(e) if isinstance(e, ActionSyntaxError) else "expected SEAT:ACTION with seat 0 or 1"
-            raise ValueError(f"{short_repr(token)} is not an action token ({detail})") from None
+        pair = known.get(token)
+        if pair is None:
+            try:
+                pair = parse_seat_action(token)
+            except ValueError as e:
+                detail = str(e) if isinstance(e, ActionSyntaxError) else "expected SEAT:ACTION with seat 0 or 1"
+                raise ValueError(f"{short_repr(token)} is not an action token ({detail})") from None
+            if len(known) > 10_000:  # only damaged records have that many different tokens
+                known.clear()
+            known[token] = pair
+        out.append(pair)
     return tuple(out)
+
+
+# token -> (seat, action): a tournament repeats the same few hundred, and a worker's record or an export reads
+# thousands a match
+_SEAT_ACTIONS: dict[str, tuple[int, Action]] = {}
 
 
 def _pair_or_none(value: Sequence[int] | None) -> tuple[int, int] | None:
@@ -232,7 +245,7 @@ class MatchRecord:
         """The record as JSON values (a worker process sends it so)."""
         # shallow: dataclasses.asdict deep-copies the transcripts (milliseconds per match for workers)
         d = {f.name: getattr(self, f.name) for f in fields(self)}
-        d["rules"] = self.rules.to_dict()
+        d["rules"] = _rules_json(self.rules)
         d["deals"] = [deal.to_json() for deal in self.deals]
         d["terminations"] = [asdict(t) for t in self.terminations]
         return d
@@ -240,7 +253,7 @@ class MatchRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchRecord:
         d = dict(d)
-        d["rules"] = RuleSet.from_dict(d["rules"])
+        d["rules"] = _rules_of_json(d["rules"])
         d["deals"] = [DealRecord.from_json(deal) for deal in d.get("deals", [])]
         d["terminations"] = [BotTermination(**{**t, "kind": Termination(t["kind"])})
                              for t in d.get("terminations", [])]
@@ -250,6 +263,33 @@ class MatchRecord:
             if key in d:
                 d[key] = tuple(d[key])
         return cls(**d)
+
+
+# A worker sends a record a match, all with the same rules: their JSON form both ways is made once (RuleSet's
+# to_dict and its checked from_dict cost more than the rest of a record's conversion).
+_RULES_JSON: dict[RuleSet, dict[str, Any]] = {}
+_RULES_OF_JSON: dict[str, RuleSet] = {}
+
+
+def _rules_json(rules: RuleSet) -> dict[str, Any]:
+    known = _RULES_JSON.get(rules)
+    if known is None:
+        if len(_RULES_JSON) > 100:
+            _RULES_JSON.clear()
+        known = _RULES_JSON[rules] = rules.to_dict()
+    d = dict(known)  # the caller's own, with its own copy of its one list
+    d["deal_batches"] = list(d["deal_batches"])
+    return d
+
+
+def _rules_of_json(value: dict[str, Any]) -> RuleSet:
+    key = json.dumps(value, sort_keys=True)
+    rules = _RULES_OF_JSON.get(key)
+    if rules is None:
+        if len(_RULES_OF_JSON) > 100:
+            _RULES_OF_JSON.clear()
+        rules = _RULES_OF_JSON[key] = RuleSet.from_dict(value)
+    return rules
 
 
 # The standings' facts of a match, from a MatchRecord (`MatchRecord.facts`) or from its rows
