@@ -19,19 +19,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, get_args, get_origin, get_type_hints
 
-from arena.game.actions import Action, ActionSyntaxError
+from arena.game.actions import Action
 from arena.game.cards import Card, CardError
-from arena.game.hand import Deal, DealEndReason, DealResult, IllegalActionError, parse_seat_action
+from arena.game.hand import Deal, DealEndReason, DealResult, IllegalActionError
 from arena.game.match import Match, shuffled_deck
 from arena.game.variants import RulesError, RuleSet
 from arena.referee.policy import FORFEIT_GAME_POINTS
-from arena.referee.record import Termination
+from arena.referee.record import FORFEIT as FORFEIT
+from arena.referee.record import TARGET, Termination
+from arena.referee.record import DealRecord as DealRecord  # (the record's deal is the game record's)
+from arena.referee.record import parse_deck as parse_deck
+from arena.referee.record import parse_seat_actions as parse_actions
 from arena.units import short_repr
 
 FORMATS = ("jsonl", "pgn-like")
 FORMAT_ID = "arena-record 1"  # the "format" key / [Format] tag: what a later arena may change
-TARGET = "target"  # a match's reason when a seat reached the match target
-FORFEIT = DealEndReason.FORFEIT.value  # a deal's reason when the referee ended it for a violation
 
 
 class RecordFormatError(ValueError):
@@ -46,26 +48,6 @@ class RecordFormatError(ValueError):
 
 
 # ----------------------------------------------------------------------------------------------- values
-@dataclass(frozen=True)
-class DealRecord:
-    """One deal: ``(rules, deck, dealer, actions)`` replays it. A deal the referee cut short because the
-    match was forfeited has reason ``forfeit`` and no winner, game points, card points or tricks."""
-
-    dealer: int
-    trump: Card  # the turned trump card, as dealt
-    deck: tuple[Card, ...]  # in dealing order (docs/DATABASE.md, `deals.deck`)
-    actions: tuple[tuple[int, Action], ...]  # (seat, action), in order
-    winner: int | None
-    game_points: int | None
-    reason: str  # a DealEndReason's text ("reached 66", ..., "forfeit")
-    points: tuple[int, int] | None  # card points by seat, with counted marriages and the last-trick bonus
-    tricks: tuple[int, int] | None
-
-    @property
-    def forfeit(self) -> bool:
-        return self.reason == FORFEIT
-
-
 @dataclass(frozen=True)
 class TerminationRecord:
     """One termination (docs/PROTOCOL.md): which kind, of which seat, in which deal (numbered from 1; None
@@ -281,23 +263,6 @@ def _result_text(r: DealResult) -> str:
 
 
 # ---------------------------------------------------------------------------------- parsing the parts
-def parse_deck(text: str) -> tuple[Card, ...]:
-    """A deck written as space-separated cards; CardError naming the card that is not one."""
-    return tuple(Card.parse(t) for t in text.split())
-
-
-def parse_actions(tokens: Sequence[str]) -> tuple[tuple[int, Action], ...]:
-    """Action tokens ``0:play:Th`` as (seat, action) pairs; ValueError naming the token that is not one."""
-    out = []
-    for token in tokens:
-        try:
-            out.append(parse_seat_action(token))
-        except ValueError as e:
-            detail = str(e) if isinstance(e, ActionSyntaxError) else "expected SEAT:ACTION with seat 0 or 1"
-            raise ValueError(f"{short_repr(token)} is not an action token ({detail})") from None
-    return tuple(out)
-
-
 # Rule parameters added after records were first written, with the value every earlier game was played by.
 _ADDED_LATER: dict[str, Any] = {"marriage_credit": "immediate"}
 
@@ -340,20 +305,7 @@ def to_json(record: GameRecord) -> dict[str, Any]:
         "rules": record.rules.to_dict(),
         "deal_seed": record.deal_seed,
         "match_seed": record.match_seed,
-        "deals": [
-            {
-                "dealer": d.dealer,
-                "trump": str(d.trump),
-                "deck": [str(c) for c in d.deck],
-                "actions": [f"{s}:{a.token()}" for s, a in d.actions],
-                "result": {
-                    "winner": d.winner, "game_points": d.game_points, "reason": d.reason,
-                    "points": None if d.points is None else list(d.points),
-                    "tricks": None if d.tricks is None else list(d.tricks),
-                },
-            }
-            for d in record.deals
-        ],
+        "deals": [d.to_json() for d in record.deals],
     }
 
 

@@ -14,8 +14,9 @@ from arena.game import PLAY, Card, Deal, DealEndReason, Event, preset, shuffled_
 from arena.game.views import drawn_card_seen
 from arena.protocol import messages as m
 from arena.protocol.codec import BotProtocolError, LineSplitter, decode_bot_bytes, encode, event_message
+from arena.records import parse_actions
 from arena.referee.policy import ViolationPolicy
-from arena.referee.record import BotTermination, MatchRecord, Termination
+from arena.referee.record import BotTermination, DealRecord, MatchRecord, Termination
 from arena.tournament.config import ConfigFileError, parse_config
 
 # The texts as they were before they became enums (databases, configs and bots hold them).
@@ -64,16 +65,16 @@ def test_every_protocol_error_of_a_bot_is_a_termination() -> None:
 
 def test_a_match_record_round_trips_through_json_with_its_enums() -> None:
     rec = MatchRecord(
-        match_id="m1", bots=("a", "b"), rules=preset("santase").to_dict(), deal_seed=1, match_seed=2, winner=1,
+        match_id="m1", bots=("a", "b"), rules=preset("santase"), deal_seed=1, match_seed=2, winner=1,
         score=(0, 11), reason=Termination.TIMEOUT,
-        deals=[{"reason": DealEndReason.FORFEIT, "actions": ["0:play:Th"], "forfeit": True}],
+        deals=[DealRecord(0, Card.parse("Ah"), (), parse_actions(["0:play:Th"]), None, None, "forfeit", None, None)],
         terminations=[BotTermination(Termination.TIMEOUT, 0, "a", "no answer to the turn in time", None, 0, 12.5)],
     )
     again = MatchRecord.from_dict(json.loads(json.dumps(rec.to_dict())))
     assert again == rec
     assert again.terminations[0].kind is Termination.TIMEOUT and again.reason is Termination.TIMEOUT
-    assert MatchRecord.from_dict(json.loads(json.dumps(MatchRecord("m", ("a", "b"), {}, 0, 0).to_dict()))).reason \
-        == "target"
+    empty = MatchRecord("m", ("a", "b"), preset("santase"), 0, 0)
+    assert MatchRecord.from_dict(json.loads(json.dumps(empty.to_dict()))).reason == "target"
 
 
 def test_the_policy_names_in_the_config_and_on_the_command_line() -> None:

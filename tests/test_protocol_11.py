@@ -72,11 +72,11 @@ def expected_fields(rec: MatchRecord) -> tuple[list[dict], list[dict]]:
     rules = rec.rules
     out: tuple[list[dict], list[dict]] = ([], [])
     for deal in rec.deals:
-        trump = deal["trump"][1]
+        trump = str(deal.trump)[1]
         taken: list[set[str]] = [set(), set()]
         tricks, pending = [0, 0], [0, 0]
         table: list[tuple[int, str, bool]] = []  # (seat, card, led with a marriage)
-        for entry in deal["actions"]:
+        for entry in deal.action_texts():
             seat_text, kind, *card = entry.split(":")
             seat = int(seat_text)
             out[seat].append({
@@ -84,8 +84,8 @@ def expected_fields(rec: MatchRecord) -> tuple[list[dict], list[dict]]:
                 "opp_pending": pending[1 - seat], "led_marriage": len(table) == 1 and table[0][2],
             })
             if kind == "marriage":
-                points = rules["trump_marriage_points"] if card[0][1] == trump else rules["marriage_points"]
-                if tricks[seat] == 0 and rules["marriage_without_trick"] == "pending":
+                points = rules.trump_marriage_points if card[0][1] == trump else rules.marriage_points
+                if tricks[seat] == 0 and rules.marriage_without_trick == "pending":
                     pending[seat] += points
                 table.append((seat, card[0], True))
             elif kind == "play":

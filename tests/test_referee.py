@@ -163,8 +163,8 @@ async def test_time_bank_absorbs_slow_decisions():
 async def test_lose_deal_policy_restarts_the_bot_and_goes_on():
     rec, pgids = await play(player("exit_mid_deal", "3"), policy="lose-deal")
     assert len(rec.terminations) >= 2 and all(t.kind == "crash" for t in rec.terminations)
-    forfeits = [d for d in rec.deals if d["forfeit"]]
-    assert forfeits and all(d["reason"] == "forfeit" and d["winner"] == 1 for d in forfeits)
+    forfeits = [d for d in rec.deals if d.forfeit]
+    assert forfeits and all(d.reason == "forfeit" and d.winner == 1 for d in forfeits)
     assert rec.winner == 1
     assert alive_in_groups(pgids) == []
 
@@ -184,7 +184,7 @@ async def test_same_seed_same_match():
     b = Player(BotSpec("good", (str(BOTS / "good.py"),), cwd=BOTS), TC)
     r1 = await play_match("m", (a, b), SANTASE, 11, 11)
     r2 = await play_match("m", (a, b), SANTASE, 11, 11)
-    assert [d["actions"] for d in r1.deals] == [d["actions"] for d in r2.deals]
+    assert [d.actions for d in r1.deals] == [d.actions for d in r2.deals]
     assert r1.score == r2.score
 
 

@@ -26,7 +26,7 @@ from reference_replay import replay
 from arena.cli.report import add_parser as add_report_parser
 from arena.errors import ArenaError, StoreError
 from arena.game import Match, preset
-from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termination
+from arena.referee.record import BotTermination, DealRecord, MatchRecord, MatchSpec, Termination
 from arena.report import context as ctx
 from arena.report import render_report
 from arena.report.charts import histogram, line_chart, ratings_chart
@@ -162,18 +162,16 @@ def _simulate(rules: Any, seed: int) -> dict[str, Any]:
         while not d.over:
             d.apply(rng.choice(d.legal_actions()))
         m.finish_deal()
-        rec = d.record()
-        rec["forfeit"] = False
-        deals.append(rec)
-    decisions = [sum(1 for d in deals for a in d["actions"] if a[0] == str(s)) for s in (0, 1)]
+        deals.append(DealRecord.of_deal(d))
+    decisions = [sum(1 for d in deals for seat, _ in d.actions if seat == s) for s in (0, 1)]
     return {"deals": deals, "score": tuple(m.score), "winner": m.winner, "decisions": decisions}
 
 
 def _stored_deals(sim: dict[str, Any]) -> list[StoredDeal]:
     """A simulated match's deals as the store gives them back."""
-    return [StoredDeal.from_row({"idx": i, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-                                 "actions": " ".join(d["actions"]), "winner": d["winner"],
-                                 "game_points": d["game_points"], "reason": d["reason"], "forfeit": 0})
+    return [StoredDeal.from_row({"idx": i, "dealer": d.dealer, "trump": str(d.trump), "deck": d.deck_text(),
+                                 "actions": " ".join(d.action_texts()), "winner": d.winner,
+                                 "game_points": d.game_points, "reason": d.reason, "forfeit": 0})
             for i, d in enumerate(sim["deals"])]
 
 
@@ -184,8 +182,8 @@ def _transcript(sim: dict[str, Any], seat: int, rng: random.Random, info: str) -
                               [31.0, ">", f"match m seat={seat} opponent=x variant=santase"]]
     t = 40.0
     for i, deal in enumerate(sim["deals"]):
-        lines.append([t, ">", f"deal {i} dealer={deal['dealer']}"])
-        for n, action in enumerate(a for a in deal["actions"] if a.startswith(f"{seat}:")):
+        lines.append([t, ">", f"deal {i} dealer={deal.dealer}"])
+        for n, action in enumerate(a for a in deal.action_texts() if a.startswith(f"{seat}:")):
             lines.append([t, ">", f"turn seat={seat} hand=9c,Jc,Qh,Kh,Ts,As trump=h turned=9h talon={12 - n % 12} "
                                   "closed=- led=- leader=0 dealer=1 points=0 opp_points=0 pending=0 tricks=0 "
                                   "opp_tricks=0 marriages=- played=- known=- score=0 opp_score=0 time=1000 bank=- "
@@ -254,7 +252,7 @@ def synthetic_db(
         winner = 0 if rng.random() < p0 else 1
         choices = pool[winner]
         sim = choices[spec.deal_seed % len(choices)]
-        deals = [dict(d) for d in sim["deals"]]
+        deals = list(sim["deals"])
         score = sim["score"]
         terms: list[BotTermination] = []
         reason = "target"
@@ -262,15 +260,15 @@ def synthetic_db(
         if bad and rng.random() < flaky_rate:
             seat = bad[0]
             deals = deals[:1]
-            deals[0] = dict(deals[0], actions=deals[0]["actions"][:5], winner=None, game_points=None,
-                            reason="forfeit", points=None, tricks=None, forfeit=True)
+            deals[0] = dataclasses.replace(deals[0], actions=deals[0].actions[:5], winner=None, game_points=None,
+                                           reason="forfeit", points=None, tricks=None)
             winner = 1 - seat
             score = (rules.match_target, 0) if winner == 0 else (0, rules.match_target)
             reason = "timeout"
             terms = [BotTermination(Termination.TIMEOUT, seat, flaky, "no reply within 1000 ms", None, 0, 1234.5)]
         think = tuple([round(rng.lognormvariate(0.0, 1.2), 3) for _ in range(sim["decisions"][s])] for s in (0, 1))
         rec = MatchRecord(
-            match_id=spec.match_id, bots=(s0, s1), rules=rules.to_dict(), deal_seed=spec.deal_seed,
+            match_id=spec.match_id, bots=(s0, s1), rules=rules, deal_seed=spec.deal_seed,
             match_seed=spec.match_seed, winner=winner, score=score, reason=reason, deals=deals,
             terminations=terms, think_ms=think, started_at="2026-01-01T00:00:00+00:00", duration_s=0.5,
             transcripts=tuple(json.loads(t) for t in transcripts[id(sim)]),  # type: ignore[arg-type]
@@ -795,7 +793,7 @@ def test_replay_labels_describe_the_actions() -> None:
     rules = preset("santase")
     for seed in range(200):  # find a match with an exchange, a marriage and a close
         sim = _simulate(rules, seed)
-        text = " ".join(a for d in sim["deals"] for a in d["actions"])
+        text = " ".join(a for d in sim["deals"] for a in d.action_texts())
         if "exchange" in text and "marriage" in text and "close" in text:
             break
     rows = _stored_deals(sim)

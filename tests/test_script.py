@@ -52,8 +52,8 @@ def assert_by_the_book_needs_no_replay(rec: MatchRecord) -> None:
     it takes every one from the match line to match-end. Replaying it and comparing line by line (what it
     does for any other match) must find exactly the same."""
     assert store_codec._by_the_book(rec)
-    deals = [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals]
-    args = (RuleSet.from_dict(rec.rules), rec.match_id, rec.bots, deals, rec.think_ms, str(rec.reason),
+    deals = [(d.dealer, d.deck_text(), d.action_texts()) for d in rec.deals]
+    args = (rec.rules, rec.match_id, rec.bots, deals, rec.think_ms, str(rec.reason),
             rec.transcripts)
     trusted = store_codec._rebuilt_payloads(*args, by_the_book=True)
     assert trusted == store_codec._rebuilt_payloads(*args, by_the_book=False), rec.match_id

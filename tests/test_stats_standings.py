@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import Match, preset
-from arena.referee.record import BotTermination, MatchRecord, MatchSpec, Termination
+from arena.referee.record import BotTermination, DealRecord, MatchRecord, MatchSpec, Termination
 from arena.stats import BotStanding, DealFacts, MatchFacts, TerminationFacts, ThinkTime, standings
 from arena.store import Store, record_facts
 from arena.tournament.build import BotProvenance
@@ -129,12 +129,10 @@ def _played(n: int, bots: tuple[str, str]) -> tuple[MatchRecord, dict[str, list[
             seen["closes"][d.closed_by] += 1
         for seat, _ in d.marriages:
             seen["marriages"][seat] += 1
-        rec = d.record()
-        rec["forfeit"] = False
-        deals.append(rec)
+        deals.append(DealRecord.of_deal(d))
     terms = [BotTermination(Termination.TIMEOUT, 0, bots[0], "slow", None, 0, 5.0)] if n == 3 else []
     think = ([1.0 + n, 2.0], [0.5] * (n + 1))
-    record = MatchRecord(match_id=f"m{n}", bots=bots, rules=rules.to_dict(), deal_seed=n, match_seed=n,
+    record = MatchRecord(match_id=f"m{n}", bots=bots, rules=rules, deal_seed=n, match_seed=n,
                          winner=m.winner, score=(m.score[0], m.score[1]), deals=deals, terminations=terms,
                          think_ms=think, started_at="2026-01-01T00:00:00+00:00")
     return record, {bots[s]: [seen[k][s] for k in ("closes", "marriages")] for s in (0, 1)}

@@ -160,6 +160,23 @@ def test_every_transcript_line_stderr_byte_and_think_time_comes_back(
     assert store.seats(by_bot["greedy"].match_id)[0].stderr == ""
 
 
+def test_the_store_gives_back_the_records_deals_and_result(hostile: tuple[Store, list[MatchRecord], Path]) -> None:
+    """What the referee recorded comes back as the same typed values: each deal a DealRecord, the result a
+    MatchResult with the text the report shows; the workers' JSON form round-trips it too."""
+    store, records, _ = hostile
+    stored = {m.match_id: m for m in store.matches("t")}
+    assert any(rec.result.forfeited for rec in records) and any(not rec.result.forfeited for rec in records)
+    for rec in records:
+        assert [d.record() for d in store.deals(rec.match_id)] == rec.deals, rec.match_id
+        assert all(d.forfeit == s.forfeit for d, s in zip(rec.deals, store.deals(rec.match_id), strict=True))
+        result = stored[rec.match_id].result
+        assert (result.winner, result.score, result.reason) == (rec.winner, rec.score, str(rec.reason))
+        assert result.text() == rec.result.text()
+        assert result.text() == (f"forfeit ({rec.score[0]}\u2013{rec.score[1]})" if rec.reason != "target"
+                                 else f"{rec.score[0]}\u2013{rec.score[1]}")
+        assert MatchRecord.from_dict(json.loads(json.dumps(rec.to_dict()))).deals == rec.deals
+
+
 def test_the_stored_match_is_small(hostile: tuple[Store, list[MatchRecord], Path]) -> None:
     """A transcript is stored in a fraction of its JSON (the first match's own is the dictionary)."""
     store, records, tmp = hostile
@@ -185,7 +202,7 @@ def test_a_write_that_fails_leaves_no_dictionary_behind(tmp_path: Path) -> None:
         other.save(stray)
     assert other.db.conn.execute("SELECT count(*) FROM dictionaries").fetchone()[0] == 0
     spec = MatchSpec(rec.match_id, ("greedy", "good"), 0, 0, "greedy", "good", 7, 0, 0)
-    other.begin("t", "t.yaml", "name: t\n", "h", rec.rules, 1, "round-robin", [spec], [])
+    other.begin("t", "t.yaml", "name: t\n", "h", rec.rules.to_dict(), 1, "round-robin", [spec], [])
     other.save(rec)
     assert other.seats(rec.match_id)[0].transcript == _as_stored(rec.transcripts[0])
     other.close()
@@ -216,9 +233,9 @@ def _old_schema_db(path: Path, records: list[MatchRecord], rules: dict[str, Any]
             "substitutions0": 0, "substitutions1": 0})
         for k, d in enumerate(rec.deals):
             sdb.table("deals").insert({
-                "match_id": rec.match_id, "idx": k, "dealer": d["dealer"], "trump": d["trump"], "deck": d["deck"],
-                "actions": " ".join(d["actions"]), "winner": d["winner"], "game_points": d["game_points"],
-                "reason": d["reason"], "forfeit": int(bool(d.get("forfeit")))})
+                "match_id": rec.match_id, "idx": k, "dealer": d.dealer, "trump": str(d.trump), "deck": d.deck_text(),
+                "actions": " ".join(d.action_texts()), "winner": d.winner, "game_points": d.game_points,
+                "reason": d.reason, "forfeit": int(d.forfeit)})
         for seat in (0, 1):
             sdb.table("seats").insert({"match_id": rec.match_id, "seat": seat, "bot": rec.bots[seat],
                                        "think_ms": json.dumps(rec.think_ms[seat]), "decisions": len(rec.think_ms[seat]),
@@ -235,7 +252,7 @@ def test_an_old_schema_database_is_migrated_and_its_report_renders(
         hostile: tuple[Store, list[MatchRecord], Path], tmp_path: Path) -> None:
     _, records, _ = hostile
     path = tmp_path / "old.db"
-    _old_schema_db(path, records, records[0].rules)
+    _old_schema_db(path, records, records[0].rules.to_dict())
     before = path.stat().st_size
     store = Store.open_existing(path)
     try:
@@ -296,7 +313,7 @@ def test_a_read_only_database_is_reported_on_and_left_as_it_was(
     _, records, _ = hostile
     folder = tmp_path / "results"
     folder.mkdir()
-    _old_schema_db(folder / "old.db", records, records[0].rules)
+    _old_schema_db(folder / "old.db", records, records[0].rules.to_dict())
     before = _files(folder)
     with Store.open_existing(folder / "old.db", read_only=True) as store:
         copy = store.file
@@ -319,7 +336,7 @@ def test_arena_report_reads_a_database_on_a_read_only_mount(
     folder, mount = tmp_path / "results", tmp_path / "mnt"
     folder.mkdir()
     mount.mkdir()
-    _old_schema_db(folder / "old.db", records, records[0].rules)
+    _old_schema_db(folder / "old.db", records, records[0].rules.to_dict())
     with sqlite3.connect(tmp / "arena.db") as src, sqlite3.connect(folder / "new.db") as dst:
         src.backup(dst)
     dst.close()

@@ -119,23 +119,7 @@ def stored_record(event: str, rules: RuleSet, match: StoredMatch, deals: Sequenc
 
 
 def _deal(d: StoredDeal, where: str) -> DealRecord:
-    from arena.game.cards import Card, CardError
-    from arena.records import DealRecord, parse_actions, parse_deck
-
     try:
-        deck = parse_deck(d.deck)
-        trump = Card.parse(d.trump or "")
-        actions = parse_actions(d.actions)
-    except (CardError, ValueError) as e:
+        return d.record()
+    except ValueError as e:  # a card (CardError) or an action token that does not read
         raise ArenaError(f"{where}: {e}") from None
-    decided = d.winner in (0, 1)
-    return DealRecord(
-        dealer=d.dealer if d.dealer in (0, 1) else 0, trump=trump, deck=deck, actions=actions,
-        winner=d.winner if decided else None, game_points=d.game_points if decided else None,
-        reason=d.reason or "", points=_pair(d.points) if decided else None,
-        tricks=_pair(d.tricks) if decided else None,
-    )
-
-
-def _pair(values: tuple[int | None, int | None]) -> tuple[int, int]:
-    return values[0] or 0, values[1] or 0

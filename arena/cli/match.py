@@ -96,12 +96,11 @@ def cmd_match(args: argparse.Namespace) -> int:
                 firsts[t.bot] = (spec.order, {"match": rec.match_id, "kind": str(t.kind), "detail": t.detail,
                                               "stderr_tail": stderr_tail(rec.stderr[t.seat])})
         if not args.json:
-            why = ""
+            result, why = rec.result, ""
             if rec.reason != "target":
-                t = next((t for t in rec.terminations if t.kind == rec.reason), None)
+                t = result.deciding
                 why = f" ({rec.reason}" + (f" by {t.bot}: {' '.join(t.detail.split())[:200]}" if t else "") + ")"
-            print(f"  match {spec.order + 1}/{args.matches}: {rec.bots[0]} {rec.score[0]}-{rec.score[1]} "
-                  f"{rec.bots[1]}{why}", file=sys.stderr)
+            print(f"  match {spec.order + 1}/{args.matches}: {result.line(rec.bots)}{why}", file=sys.stderr)
         if args.transcripts:
             write_transcripts(rec, args.transcripts)
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from arena.game.actions import CLOSE, PLAY, Action
-from arena.game.cards import Card
-from arena.game.hand import Deal, parse_seat_action
+from arena.game.hand import Deal
 from arena.game.match import first_dealer, shuffled_deck
 from arena.game.variants import RuleSet
+from arena.referee.record import DealRecord
 from arena.seeds import derive_seed
 
 FOLLOW = "follow"  # the follow rules make the seat follow suit (and it cannot, or need not, head)
@@ -123,14 +122,12 @@ class Decision:
     could_declare: bool  # a declaration would have been right (66 points and a trick)
 
 
-def decisions(rules: RuleSet, deals: Sequence[dict[str, Any]], seat: int, ended_in: int | None) -> Iterator[Decision]:
+def decisions(rules: RuleSet, deals: Sequence[DealRecord], seat: int, ended_in: int | None) -> Iterator[Decision]:
     """Replay a match's deals (``MatchRecord.deals``) and yield every decision of ``seat``; when its part ended
     during deal ``ended_in`` while the decision was its own, the last one comes with no answer."""
     for index, record in enumerate(deals):
-        deck = [Card.parse(t) for t in str(record["deck"]).split()]
-        deal = Deal(rules, deck, int(record["dealer"]), check_deck=False)
-        for entry in record["actions"]:
-            who, action = parse_seat_action(str(entry))
+        deal = Deal(rules, record.deck, record.dealer, check_deck=False)
+        for who, action in record.actions:
             if who == seat:
                 yield Decision(index, offered(deal, seat), action, can_declare_rightly(deal, seat))
             deal.apply(action, who)

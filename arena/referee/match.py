@@ -24,7 +24,7 @@ from arena.protocol.codec import EVENT_LINES, encode, event_lines, rules_to_wire
 from arena.referee.clock import Clock
 from arena.referee.policy import FORFEIT_GAME_POINTS, MAX_VIOLATIONS, ViolationPolicy
 from arena.referee.process import BotProcess
-from arena.referee.record import BotTermination, MatchRecord
+from arena.referee.record import BotTermination, DealRecord, MatchRecord
 from arena.referee.session import (
     BotHandle,
     Commentary,
@@ -98,7 +98,7 @@ class MatchRunner:
         self.record = MatchRecord(
             match_id=match_id,
             bots=(handles[0].name, handles[1].name),
-            rules=_rules_dict(rules),
+            rules=rules,
             deal_seed=deal_seed,
             match_seed=match_seed,
         )
@@ -319,11 +319,7 @@ class MatchRunner:
         return len(events)
 
     def _record_deal(self, deal: Deal, forfeit: bool) -> None:
-        rec = deal.record()
-        rec["forfeit"] = forfeit
-        if forfeit and deal.result is None:
-            rec["reason"] = DealEndReason.FORFEIT
-        self.record.deals.append(rec)
+        self.record.deals.append(DealRecord.of_deal(deal, forfeit))
 
     async def _send_deal_end(self, result: DealResult) -> None:
         line = encode(m.DealEnd(result.winner, result.game_points, result.reason, result.points,
@@ -354,28 +350,17 @@ class MatchRunner:
                     nursery.start_soon(bot.send_rest, rest)
 
 
-_RULES: dict[RuleSet, tuple[dict[str, object], dict[str, str]]] = {}
-
-
-def _rules_forms(rules: RuleSet) -> tuple[dict[str, object], dict[str, str]]:
-    forms = _RULES.get(rules)
-    if forms is None:
-        if len(_RULES) > 100:
-            _RULES.clear()
-        forms = _RULES[rules] = (rules.to_dict(), rules_to_wire(rules))
-    return forms
-
-
-def _rules_dict(rules: RuleSet) -> dict[str, object]:
-    """``rules.to_dict()`` (a fresh dict: the record's own), from a cache: it is made once per match."""
-    d = dict(_rules_forms(rules)[0])
-    d["deal_batches"] = list(d["deal_batches"])  # type: ignore[call-overload]  # the one list in it
-    return d
+_WIRE_RULES: dict[RuleSet, dict[str, str]] = {}
 
 
 def _wire_rules(rules: RuleSet) -> dict[str, str]:
-    """``rules_to_wire(rules)`` from a cache (the match line only reads it)."""
-    return _rules_forms(rules)[1]
+    """``rules_to_wire(rules)`` from a cache (the match line only reads it): it is made once per match."""
+    wire = _WIRE_RULES.get(rules)
+    if wire is None:
+        if len(_WIRE_RULES) > 100:
+            _WIRE_RULES.clear()
+        wire = _WIRE_RULES[rules] = rules_to_wire(rules)
+    return wire
 
 
 async def play_match(

@@ -211,12 +211,7 @@ def result_text(m: StoredMatch) -> str:
     """``7–3`` (game points by seat), ``forfeit (0–0)`` for a match a termination decided (the points are
     those when it ended: the winner did not reach the target), ``abandoned``, or the status of a match not
     played yet."""
-    if not m.done:
-        return m.status
-    if m.winner_seat not in (0, 1):
-        return "abandoned"
-    score = f"{m.score[0]}\u2013{m.score[1]}"
-    return f"forfeit ({score})" if m.termination and m.reason not in (None, "target") else score
+    return m.result.text() if m.done else m.status
 
 
 def _when(text: str | None) -> str:

@@ -134,18 +134,24 @@ def file_response(folder: Path, path: str) -> Response:
     return Response(target.read_bytes(), media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
-def build_app(hall: RoomHall) -> Starlette:
-    env = environment()
-    replays = ReplayRenderer(hall)
-    hall.replay_url = lambda variant, match_id: f"/replay/{variant}/match.html#{_file_name(match_id)}"
+class ServeApp:
+    """The routes of `arena serve`, each a method over the one room hall (`starlette` lists them): a page
+    renders a template of arena/serve/templates through `page`, a form posts through `posted`, and a room's
+    page plays over `play_socket`."""
 
-    def lang_of(request: Request | WebSocket) -> str:
+    def __init__(self, hall: RoomHall) -> None:
+        self.hall = hall
+        self.env = environment()
+        self.replays = ReplayRenderer(hall)
+        hall.replay_url = lambda variant, match_id: f"/replay/{variant}/match.html#{_file_name(match_id)}"
+
+    def lang_of(self, request: Request | WebSocket) -> str:
         return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
                              request.headers.get("accept-language"))
 
-    def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        lang = lang_of(request)
-        html = env.get_template(template).render(
+    def page(self, request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        lang = self.lang_of(request)
+        html = self.env.get_template(template).render(
             lang=lang, t=strings(lang), langs=LANGS, path=request.url.path, **values)
         response = HTMLResponse(html, status)
         response.headers["Content-Security-Policy"] = CSP
@@ -155,16 +161,16 @@ def build_app(hall: RoomHall) -> Starlette:
             response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
         return response
 
-    def refused(request: Request, e: Refused, status: int = 429) -> HTMLResponse:
-        return page(request, "serve_message.html", status, message=e.code, detail=str(e), params=e.params)
+    def refused(self, request: Request, e: Refused, status: int = 429) -> HTMLResponse:
+        return self.page(request, "serve_message.html", status, message=e.code, detail=str(e), params=e.params)
 
-    def client_of(request: Request | WebSocket) -> str:
+    def client_of(self, request: Request | WebSocket) -> str:
         return request.client.host if request.client else "?"
 
-    def variants_for(lang: str) -> list[tuple[str, str]]:
-        return [(v, variant_name(v, lang)) for v in hall.variants]
+    def variants_for(self, lang: str) -> list[tuple[str, str]]:
+        return [(v, variant_name(v, lang)) for v in self.hall.variants]
 
-    async def form(request: Request) -> dict[str, str]:
+    async def form(self, request: Request) -> dict[str, str]:
         body = b""
         async for chunk in request.stream():
             body += chunk
@@ -176,71 +182,73 @@ def build_app(hall: RoomHall) -> Starlette:
             raise Refused("malformed", "the form was not understood") from None
         return {k: v[0] for k, v in fields.items()}
 
-    async def home(request: Request) -> Response:
-        lang = lang_of(request)
-        return page(request, "serve_home.html", bots=[(b.name, strength(b.name)) for b in hall.registry.bots],
-                    variants=variants_for(lang))
+    async def home(self, request: Request) -> Response:
+        lang = self.lang_of(request)
+        return self.page(request, "serve_home.html", bots=[(b.name, strength(b.name)) for b in self.hall.registry.bots],
+                    variants=self.variants_for(lang))
 
-    def to_room(room: Room, token: str | None) -> Response:
+    def to_room(self, room: Room, token: str | None) -> Response:
         response = RedirectResponse(f"/room/{room.code}", 303)
         if token is not None:
             response.set_cookie(f"seat_{room.code}", token, max_age=COOKIE_DAYS * 86400, httponly=True,
                                 samesite="lax", path="/")
         return response
 
-    def posted(handler: Callable[[Request, dict[str, str]], Response]) -> Callable[[Request], Awaitable[Response]]:
+    def posted(self, handler: Callable[[Request, dict[str, str]], Response]
+               ) -> Callable[[Request], Awaitable[Response]]:
+        """A form's endpoint: same-origin only, the form read within its limit, a refusal as its page."""
         async def endpoint(request: Request) -> Response:
             if not same_origin(request.headers.get("origin"), request.headers.get("host")):
-                return refused(request, Refused("cross-site", "cross-site request refused"), 403)
+                return self.refused(request, Refused("cross-site", "cross-site request refused"), 403)
             try:
-                return handler(request, await form(request))
+                return handler(request, await self.form(request))
             except Refused as e:
                 status = (404 if e.code.startswith("unknown") else 400 if e.code in ("too-long", "malformed")
                           else 403 if e.code == "no-seat" else 429)
-                return refused(request, e, status)
+                return self.refused(request, e, status)
         return endpoint
 
-    def quick(request: Request, fields: dict[str, str]) -> Response:
-        room, token = hall.quick_play(fields.get("opponent") or None, fields.get("variant") or None,
-                                      client_of(request))
-        return to_room(room, token)
+    def quick(self, request: Request, fields: dict[str, str]) -> Response:
+        room, token = self.hall.quick_play(fields.get("opponent") or None, fields.get("variant") or None,
+                                      self.client_of(request))
+        return self.to_room(room, token)
 
-    def create(request: Request, fields: dict[str, str]) -> Response:
-        room, token = hall.create_room(fields.get("variant") or None, client_of(request))
-        return to_room(room, token)
+    def create(self, request: Request, fields: dict[str, str]) -> Response:
+        room, token = self.hall.create_room(fields.get("variant") or None, self.client_of(request))
+        return self.to_room(room, token)
 
-    def rematch(request: Request, fields: dict[str, str]) -> Response:
+    def rematch(self, request: Request, fields: dict[str, str]) -> Response:
         code = normal_code(request.path_params["code"])
-        room = hall.rooms.get(code) if code else None
+        room = self.hall.rooms.get(code) if code else None
         if room is None or code is None:
             raise Refused("unknown-room", "no such room")
         if room.seat_of(request.cookies.get(f"seat_{code}")) is None:
             raise Refused("no-seat", "only a player of this match can ask for a rematch")
-        again, token = hall.rematch(room, client_of(request))
-        return to_room(again, token)
+        again, token = self.hall.rematch(room, self.client_of(request))
+        return self.to_room(again, token)
 
-    async def join(request: Request) -> Response:
+    async def join(self, request: Request) -> Response:
         code = normal_code(request.query_params.get("code", ""))
         if code is None:
-            return page(request, "serve_message.html", 404, message="no_room",
+            return self.page(request, "serve_message.html", 404, message="no_room",
                         detail=request.query_params.get("code", "")[:20])
         return RedirectResponse(f"/room/{code}", 303)
 
-    async def room_page(request: Request) -> Response:
+    async def room_page(self, request: Request) -> Response:
         code = normal_code(request.path_params["code"])
-        room = hall.rooms.get(code) if code else None
+        room = self.hall.rooms.get(code) if code else None
         if room is None or code is None:
-            return page(request, "serve_message.html", 404, message="no_room",
+            return self.page(request, "serve_message.html", 404, message="no_room",
                         detail=request.path_params["code"][:20])
         token = request.cookies.get(f"seat_{code}")
         seat = room.seat_of(token)
         new_token = None
         if seat is None:
-            new_token = hall.join(room)
+            new_token = self.hall.join(room)
             seat = room.seat_of(new_token)
-        lang = lang_of(request)
+        lang = self.lang_of(request)
         strings_json = json.dumps(strings(lang)).replace("</", "<\\/")
-        response = page(request, "serve_room.html", room=room, seat=seat, strings_json=strings_json,
+        response = self.page(request, "serve_room.html", room=room, seat=seat, strings_json=strings_json,
                         variant=room.variant, variant_label=variant_name(room.variant, lang),
                         link=str(request.url.replace(query="")))
         if new_token is not None:
@@ -248,72 +256,80 @@ def build_app(hall: RoomHall) -> Starlette:
                                 samesite="lax", path="/")
         return response
 
-    async def rules(request: Request) -> Response:
+    async def rules(self, request: Request) -> Response:
         variant = request.path_params["variant"]
-        if variant not in hall.variants:
-            return refused(request, Refused("unknown-variant", f"no variant {variant[:30]!r}", name=variant[:30]), 404)
-        lang = lang_of(request)
-        return page(request, "serve_rules.html", variant=variant, variant_label=variant_name(variant, lang),
-                    sections=rules_sections(hall.variants[variant], lang), variants=variants_for(lang))
+        if variant not in self.hall.variants:
+            return self.refused(request, Refused("unknown-variant", f"no variant {variant[:30]!r}", name=variant[:30]),
+                                404)
+        lang = self.lang_of(request)
+        return self.page(request, "serve_rules.html", variant=variant, variant_label=variant_name(variant, lang),
+                    sections=rules_sections(self.hall.variants[variant], lang), variants=self.variants_for(lang))
 
-    async def static(request: Request) -> Response:
+    async def static(self, request: Request) -> Response:
         path = STATIC.get(request.path_params["name"])
         if path is None:
             return Response("not found", 404)
         kind = "text/css" if path.suffix == ".css" else "text/javascript"
         return Response(path.read_bytes(), media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
-    async def replay(request: Request) -> Response:
+    async def replay(self, request: Request) -> Response:
         variant = request.path_params["variant"]
-        if variant not in hall.variants:
+        if variant not in self.hall.variants:
             return Response("not found", 404)
-        folder = await replays.folder(variant)
+        folder = await self.replays.folder(variant)
         if folder is None:
             return Response("not found", 404)
         return file_response(folder, request.path_params["path"])
 
-    async def play_socket(websocket: WebSocket) -> None:
+    async def play_socket(self, websocket: WebSocket) -> None:
         if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
             await websocket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
             return
         code = normal_code(websocket.path_params["code"])
-        room = hall.rooms.get(code) if code else None
+        room = self.hall.rooms.get(code) if code else None
         if room is None or code is None:
             await websocket.close(code=4404)
             return
-        client = client_of(websocket)
+        client = self.client_of(websocket)
         try:
-            hall.connect(client)
+            self.hall.connect(client)
         except Refused:
             await websocket.close(code=1008)
             return
         seat = room.seat_of(websocket.cookies.get(f"seat_{code}"))
         try:
             await websocket.accept()
-            hall.attach(room, seat)
+            self.hall.attach(room, seat)
             try:
                 await _talk(websocket, room, seat)
             finally:
-                hall.detach(room, seat)
+                self.hall.detach(room, seat)
         finally:
-            hall.disconnect(client)
+            self.hall.disconnect(client)
 
-    routes = [
-        Route("/", home),
-        Route("/quick", posted(quick), methods=["POST"]),
-        Route("/create", posted(create), methods=["POST"]),
-        Route("/rematch/{code}", posted(rematch), methods=["POST"]),
-        Route("/join", join),
-        Route("/room/{code}", room_page),
-        Route("/rules/{variant}", rules),
-        Route("/static/{name}", static),
-        Route("/favicon.ico", lambda request: Response(status_code=204)),
-        Route("/replay/{variant}/{path:path}", replay),
-        WebSocketRoute("/ws/{code}", play_socket),
-    ]
-    app = Starlette(routes=routes)
-    app.state.replays = replays
-    return app
+    def starlette(self) -> Starlette:
+        """The application: every route of `arena serve` (docs/SERVE.md)."""
+        routes = [
+            Route("/", self.home),
+            Route("/quick", self.posted(self.quick), methods=["POST"]),
+            Route("/create", self.posted(self.create), methods=["POST"]),
+            Route("/rematch/{code}", self.posted(self.rematch), methods=["POST"]),
+            Route("/join", self.join),
+            Route("/room/{code}", self.room_page),
+            Route("/rules/{variant}", self.rules),
+            Route("/static/{name}", self.static),
+            Route("/favicon.ico", lambda request: Response(status_code=204)),
+            Route("/replay/{variant}/{path:path}", self.replay),
+            WebSocketRoute("/ws/{code}", self.play_socket),
+        ]
+        app = Starlette(routes=routes)
+        app.state.replays = self.replays
+        return app
+
+
+def build_app(hall: RoomHall) -> Starlette:
+    """The ASGI application over ``hall`` (what `arena serve` serves)."""
+    return ServeApp(hall).starlette()
 
 
 async def _talk(websocket: WebSocket, room: Room, seat: int | None) -> None:

@@ -3,7 +3,7 @@
 The report's standings, bot pages and terminal table, `arena run`'s closing table and `arena match`'s
 summary (and its JSON) all read their per-bot figures from :func:`standings`. Its input is
 :class:`MatchFacts`, one per finished match, which the store reads back from the database and
-``arena.store.record_facts`` builds from a match record, the same way, so the two cannot disagree.
+``MatchRecord.facts()`` builds from a match record, the same way, so the two cannot disagree.
 
 Pure code: no I/O, no clock, no trio, no sqlite.
 """

@@ -1,13 +1,12 @@
 """The tournament database: saves finished matches and reads them back as typed rows; the only code that
 knows the schema (docs/DATABASE.md).
 
-Modules: store (`Store`, a context manager: ``with Store(path) as store:``), rows (the frozen values the
-reads return: StoredMatch, StoredDeal, ...), codec (how transcripts, stderr, think times and deals are
-written into their columns: compression and the marks of rebuilt lines), migrations (the schema's versions
-and the conversions of older databases), facts (what the standings count of a match, from a record or from
-the rows), lock (`RunLock`: one `arena run` per database; `fresh_files`: what `--fresh` may delete) and
-errors (`OtherResults`, `DiskFull`).
-"""
+Modules: store (`Store`, a context manager: ``with Store(path) as store:``), rows (the frozen values the reads
+return: StoredMatch, StoredDeal, ...), codec (how transcripts, stderr, think times and deals are written into
+their columns: compression and the marks of rebuilt lines), migrations (the schema's versions and the
+conversions of older databases), facts (`record_facts`: a record's `MatchRecord.facts()`, under the name the
+store's callers know), lock (`RunLock`: one `arena run` per database; `fresh_files`: what `--fresh` may
+delete) and errors (`OtherResults`, `DiskFull`)."""
 
 from arena.store.errors import DiskFull, OtherResults, is_disk_full
 from arena.store.facts import record_facts

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.referee.record import MatchSpec
+from arena.game.cards import Card
+from arena.referee.record import TARGET, DealRecord, MatchResult, MatchSpec, parse_deck, parse_seat_actions
 from arena.store.codec import (
     _action_texts,
     _deck_text,
@@ -105,6 +106,14 @@ class StoredMatch:
     def done(self) -> bool:
         return self.status == "done"
 
+    @property
+    def result(self) -> MatchResult:
+        """The result as the record's type (a finished match's; the terminations are
+        `Store.match_terminations`). A stored reason without its termination (a damaged row) counts as
+        the target's."""
+        return MatchResult(self.winner_seat, (self.score[0] or 0, self.score[1] or 0),
+                           (self.reason or "") if self.termination else TARGET)
+
 
 @dataclass(frozen=True)
 class StoredDeal:
@@ -121,6 +130,17 @@ class StoredDeal:
     points: tuple[int | None, int | None]  # card points by seat
     tricks: tuple[int | None, int | None]  # tricks by seat
     forfeit: bool  # the referee ended the deal for a violation
+
+    def record(self) -> DealRecord:
+        """The deal as the record's type; ValueError (a CardError for a card) naming what does not read."""
+        decided = self.winner in (0, 1)
+        return DealRecord(
+            dealer=self.dealer if self.dealer in (0, 1) else 0, trump=Card.parse(self.trump or ""),
+            deck=parse_deck(self.deck), actions=parse_seat_actions(self.actions),
+            winner=self.winner if decided else None, game_points=self.game_points if decided else None,
+            reason=self.reason or "", points=_pair(self.points) if decided else None,
+            tricks=_pair(self.tricks) if decided else None,
+        )
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> StoredDeal:
@@ -163,6 +183,10 @@ class StoredSeat:
     stderr: str
     think_ms: tuple[float, ...] = ()  # the think time of each decision it answered, in order (seats.think_ms)
     lines: int = 0  # how many lines its transcript has (also when `transcript` leaves some out)
+
+
+def _pair(values: tuple[int | None, int | None]) -> tuple[int, int]:
+    return values[0] or 0, values[1] or 0
 
 
 def _stored_tournament(r: Mapping[str, Any]) -> StoredTournament:

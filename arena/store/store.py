@@ -24,7 +24,7 @@ import sqlite_utils
 from arena.errors import StoreError
 from arena.game.variants import RuleSet
 from arena.referee import script as referee_script
-from arena.referee.record import MatchRecord, MatchSpec
+from arena.referee.record import MatchRecord, MatchSpec, deal_facts, match_facts
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
 from arena.stats.swiss import SwissGame
 from arena.store.codec import (
@@ -44,7 +44,6 @@ from arena.store.codec import (
     _value_entries,
 )
 from arena.store.errors import DiskFull, OtherResults, is_disk_full
-from arena.store.facts import _deal_facts, _match_facts
 from arena.store.migrations import MIGRATIONS, _pending_migrations, _refuse_newer
 from arena.store.rows import (
     _SPEC_COLUMNS,
@@ -323,11 +322,12 @@ class Store:
         ``executemany``)."""
         mid = rec.match_id
         self._last_deals = (None, [])
-        term = next((t for t in rec.terminations if t.kind == rec.reason), None)
+        term = rec.result.deciding
         context = self._match_context(mid)
-        rules = None if context is None or context[0].to_dict() != rec.rules or context[1] != tuple(rec.bots) \
+        rules = None if context is None or context[0] != rec.rules or context[1] != tuple(rec.bots) \
             else context[0]  # a later read rebuilds from what the database has: no rebuilt lines if it differs
-        values = _rebuilt_payloads(rules, mid, rec.bots, [(d["dealer"], d["deck"], d["actions"]) for d in rec.deals],
+        deals = [(d.dealer, d.deck_text(), d.action_texts()) for d in rec.deals]
+        values = _rebuilt_payloads(rules, mid, rec.bots, deals,
                                    rec.think_ms, str(rec.reason), rec.transcripts,
                                    _by_the_book(rec))  # outside the write lock
         payloads = [_encode_payload(v) for v in values]
@@ -342,10 +342,10 @@ class Store:
                     "INSERT INTO deals (match_id, idx, dealer, trump, deck, actions, winner, game_points, reason, "
                     "points0, points1, tricks0, tricks1, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (mid, i, d["dealer"], d["trump"], _deck_column(d["deck"]), _actions_column(d["actions"]),
-                         d["winner"], d["game_points"], d["reason"], *(d["points"] or (None, None)),
-                         *(d["tricks"] or (None, None)), int(bool(d.get("forfeit"))))
-                        for i, d in enumerate(rec.deals)
+                        (mid, i, d.dealer, str(d.trump), _deck_column(deck), _actions_column(actions),
+                         d.winner, d.game_points, d.reason or None, *(d.points or (None, None)),
+                         *(d.tricks or (None, None)), int(d.forfeit))
+                        for i, (d, (_, deck, actions)) in enumerate(zip(rec.deals, deals, strict=True))
                     ],
                 )
                 many(
@@ -468,7 +468,7 @@ class Store:
 
     def match_facts(self, tournament: str, think_times: bool = True) -> list[MatchFacts]:
         """What the standings count of every finished match, in schedule order. Built by the same function
-        as `record_facts` builds them from a MatchRecord, so the report and `arena match` cannot disagree.
+        as `MatchRecord.facts` builds them from a record, so the report and `arena match` cannot disagree.
 
         ``think_times=False`` leaves every ``think_ms`` empty: reading every decision's time is most of the
         cost, and the index (re-rendered every few seconds while a tournament runs) shows none."""
@@ -479,7 +479,7 @@ class Store:
         for match_id, winner, game_points, actions in run(
                 "SELECT d.match_id, d.winner, d.game_points, d.actions FROM deals d "
                 f"WHERE d.match_id IN (SELECT m.id {done}) ORDER BY d.match_id, d.idx", [tournament]):
-            deals.setdefault(match_id, []).append(_deal_facts(winner, game_points, actions or ""))
+            deals.setdefault(match_id, []).append(deal_facts(winner, game_points, actions or ""))
         terms: dict[str, list[TerminationFacts]] = {}
         for match_id, bot, kind in run("SELECT t.match_id, t.bot, t.kind FROM terminations t "
                                        f"WHERE t.match_id IN (SELECT m.id {done}) ORDER BY t.id", [tournament]):
@@ -497,7 +497,7 @@ class Store:
         matches = run(f"SELECT m.id, m.seat0, m.seat1, m.winner_seat, m.score0, m.score1 {done} ORDER BY m.ord",
                       [tournament])
         return [
-            _match_facts(match_id, (seat0, seat1), winner, (score0, score1), deals.get(match_id, ()),
+            match_facts(match_id, (seat0, seat1), winner, (score0, score1), deals.get(match_id, ()),
                          terms.get(match_id, ()), think.get(match_id, ((), ())))
             for match_id, seat0, seat1, winner, score0, score1 in matches
         ]

@@ -174,7 +174,7 @@ async def play_tournament(
         nonlocal stopped
         store.save(rec)
         progress.add(rec.winner_name, rec.bots)
-        progress.last = f"{rec.bots[0]} {rec.score[0]}-{rec.score[1]} {rec.bots[1]}" + (
+        progress.last = rec.result.line(rec.bots) + (
             f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
         stop = on_done(spec, rec) if on_done is not None else None
         stopped = stopped or bool(stop)
