@@ -27,7 +27,9 @@ from arena.game.variants import RulesError, RuleSet
 from arena.referee.policy import FORFEIT_GAME_POINTS
 from arena.referee.record import FORFEIT as FORFEIT
 from arena.referee.record import TARGET, Termination
+from arena.referee.record import BotTermination as BotTermination
 from arena.referee.record import DealRecord as DealRecord  # (the record's deal is the game record's)
+from arena.referee.record import MatchResult as MatchResult
 from arena.referee.record import parse_deck as parse_deck
 from arena.referee.record import parse_seat_actions as parse_actions
 from arena.units import short_repr
@@ -49,18 +51,6 @@ class RecordFormatError(ValueError):
 
 # ----------------------------------------------------------------------------------------------- values
 @dataclass(frozen=True)
-class TerminationRecord:
-    """One termination (docs/PROTOCOL.md): which kind, of which seat, in which deal (numbered from 1; None
-    before the first deal), the referee's explanation and the offending line if a line caused it."""
-
-    kind: str
-    seat: int
-    deal: int | None
-    detail: str
-    line: str | None
-
-
-@dataclass(frozen=True)
 class GameRecord:
     event: str  # the tournament's name
     match: str  # the match id
@@ -70,10 +60,8 @@ class GameRecord:
     deal_seed: int  # deal n's deck is shuffled_deck(rules, deal_seed, n - 1); the first dealer comes from it too
     match_seed: int  # any other random choice of the referee (a substituted move)
     deals: tuple[DealRecord, ...]
-    winner: int | None  # seat
-    score: tuple[int, int]  # game points by seat
-    reason: str  # "target", or the termination kind that decided the match
-    terminations: tuple[TerminationRecord, ...]
+    result: MatchResult  # its terminations' deals are indexes from 0, as everywhere in arena; the text forms
+    # number deals from 1
 
 
 # ------------------------------------------------------------------------------------------ the check
@@ -187,7 +175,7 @@ def _check_forfeit(number: int, d: DealRecord, deal: Deal, record: GameRecord) -
     if deal.result is not None:
         raise _Differs(number, None, f"recorded as forfeited, but its actions finish it: {_result_text(deal.result)}")
     offender = deal.to_move
-    if not any(t.deal == number and t.seat == offender for t in record.terminations):
+    if not any(t.deal == number - 1 and t.seat == offender for t in record.result.terminations):
         raise _Differs(number, step, f"the deal is forfeited by seat {offender} (the seat to move), but no "
                                      f"termination of seat {offender} is recorded in deal {number}")
     if d.winner is None:
@@ -221,12 +209,12 @@ def _compare_result(number: int, d: DealRecord, result: DealResult) -> None:
 
 def _check_match(record: GameRecord, match: Match, conceded_by: int | None) -> None:
     if conceded_by is None and not record.deals:  # forfeited before the first deal (the handshake, a crash)
-        early = [t for t in record.terminations if t.deal is None]
+        early = [t for t in record.result.terminations if t.deal is None]
         if not early:
             raise _Differs(None, None, "there are no deals and no termination before the first deal")
         conceded_by = early[-1].seat
     if conceded_by is not None:
-        deciding = [t for t in record.terminations if t.seat == conceded_by]
+        deciding = [t for t in record.result.terminations if t.seat == conceded_by]
         reason = deciding[-1].kind if deciding else "?"
         winner: int | None = conceded_by ^ 1
     elif match.over:
@@ -235,21 +223,18 @@ def _check_match(record: GameRecord, match: Match, conceded_by: int | None) -> N
         raise _Differs(None, None, f"the deals end at {_pair(match.score)}, short of the match target "
                                    f"{record.rules.match_target}, and no forfeit is recorded")
     differs = []
-    if record.winner != winner:
-        differs.append(f"winner seat {record.winner}, the replay gives seat {winner}")
-    if tuple(record.score) != tuple(match.score):
-        differs.append(f"score {_pair(record.score)}, the replay gives {_pair(match.score)}")
-    if record.reason != reason:
-        differs.append(f"reason {record.reason!r}, the replay gives {reason!r}")
+    result = record.result
+    if result.winner != winner:
+        differs.append(f"winner seat {result.winner}, the replay gives seat {winner}")
+    if tuple(result.score) != tuple(match.score):
+        differs.append(f"score {_pair(result.score)}, the replay gives {_pair(match.score)}")
+    if result.reason != reason:
+        differs.append(f"reason {result.reason!r}, the replay gives {reason!r}")
     if differs:
         raise _Differs(None, None, "recorded " + "; ".join(differs))
-    known = {str(k) for k in Termination}
-    for t in record.terminations:
-        if t.kind not in known:
-            raise _Differs(t.deal, None, f"termination {short_repr(t.kind)} is not one arena names "
-                                         f"({', '.join(sorted(known))})")
-        if t.deal is not None and not 1 <= t.deal <= len(record.deals):
-            raise _Differs(None, None, f"a termination is recorded in deal {t.deal}, but the match has "
+    for t in result.terminations:
+        if t.deal is not None and not 0 <= t.deal < len(record.deals):
+            raise _Differs(None, None, f"a termination is recorded in deal {t.deal + 1}, but the match has "
                                        f"{len(record.deals)} deals")
 
 
@@ -263,6 +248,14 @@ def _result_text(r: DealResult) -> str:
 
 
 # ---------------------------------------------------------------------------------- parsing the parts
+def _termination_kind(text: str) -> Termination | None:
+    """The termination a record names, None for a name arena does not use."""
+    try:
+        return Termination(text)
+    except ValueError:
+        return None
+
+
 # Rule parameters added after records were first written, with the value every earlier game was played by.
 _ADDED_LATER: dict[str, Any] = {"marriage_credit": "immediate"}
 
@@ -294,12 +287,13 @@ def to_json(record: GameRecord) -> dict[str, Any]:
         "date": record.date,
         "bots": list(record.bots),
         "result": {
-            "winner": record.winner,
-            "score": list(record.score),
-            "reason": record.reason,
+            "winner": record.result.winner,
+            "score": list(record.result.score),
+            "reason": record.result.reason,
             "terminations": [
-                {"kind": t.kind, "seat": t.seat, "deal": t.deal, "detail": t.detail, "line": t.line}
-                for t in record.terminations
+                {"kind": str(t.kind), "seat": t.seat, "deal": None if t.deal is None else t.deal + 1,
+                 "detail": t.detail, "line": t.line}
+                for t in record.result.terminations
             ],
         },
         "rules": record.rules.to_dict(),
@@ -403,8 +397,12 @@ def from_json(value: Any, line: int = 1) -> GameRecord:
         deal = t.integer("deal", optional=True)
         if deal is not None and deal < 1:
             raise t.fail("deal", f"a deal number from 1, or null, not {deal}")
-        terminations.append(TerminationRecord(t.text("kind"), t.integer("seat", seat=True), deal,
-                                              t.text("detail"), t.text("line", optional=True)))
+        seat = t.integer("seat", seat=True)
+        kind = _termination_kind(t.text("kind"))
+        if kind is None:
+            raise t.fail("kind", f"a termination arena names ({', '.join(Termination)})")
+        terminations.append(BotTermination(kind, seat, bots[seat], t.text("detail"),
+                                           t.text("line", optional=True), None if deal is None else deal - 1))
     deals = []
     for i, d_value in enumerate(top.items("deals", "a list of deals")):
         deals.append(_deal_from_json(_Fields(d_value, f"deals[{i}]", line)))
@@ -413,8 +411,8 @@ def from_json(value: Any, line: int = 1) -> GameRecord:
     return GameRecord(
         event=top.text("event"), match=top.text("match"), date=top.text("date", optional=True) or "",
         bots=(bots[0], bots[1]), rules=rules, deal_seed=top.integer("deal_seed"), match_seed=top.integer("match_seed"),
-        deals=tuple(deals), winner=result.integer("winner", optional=True, seat=True), score=score,
-        reason=result.text("reason"), terminations=tuple(terminations),
+        deals=tuple(deals), result=MatchResult(result.integer("winner", optional=True, seat=True), score,
+                                               result.text("reason"), tuple(terminations)),
     )
 
 
@@ -511,21 +509,22 @@ def _deal_result_text(d: DealRecord) -> str:
            f"{_pair(d.tricks)}"
 
 
-def _termination_text(t: TerminationRecord) -> str:
-    where = "" if t.deal is None else f" in deal {t.deal}"
+def _termination_text(t: BotTermination) -> str:
+    where = "" if t.deal is None else f" in deal {t.deal + 1}"
     return f"{t.kind} by seat {t.seat}{where}: {t.detail}"
 
 
 def format_pgn(record: GameRecord) -> str:
     """The record in the pgn-like form: header tags, then each deal's tags and actions, then a blank line."""
+    result = record.result
     out = [
         _tag("Event", record.event), _tag("Match", record.match), _tag("Date", record.date),
-        _tag("Seat0", record.bots[0]), _tag("Seat1", record.bots[1]), _tag("Result", _RESULT_TAG[record.winner]),
-        _tag("Score", _pair(record.score)), _tag("Reason", record.reason), _tag("Variant", record.rules.name),
+        _tag("Seat0", record.bots[0]), _tag("Seat1", record.bots[1]), _tag("Result", _RESULT_TAG[result.winner]),
+        _tag("Score", _pair(result.score)), _tag("Reason", result.reason), _tag("Variant", record.rules.name),
         _tag("Rules", _rules_text(record.rules)), _tag("DealSeed", str(record.deal_seed)),
         _tag("MatchSeed", str(record.match_seed)), _tag("Format", FORMAT_ID),
     ]
-    for t in record.terminations:
+    for t in result.terminations:
         out.append(_tag("Termination", _termination_text(t)))
         if t.line is not None:
             out.append(_tag("TerminationLine", t.line))
@@ -592,7 +591,7 @@ class _PgnRecord:
     def __init__(self, start: int) -> None:
         self.start = start
         self.tags: dict[str, tuple[int, str]] = {}
-        self.terminations: list[TerminationRecord] = []
+        self.terminations: list[tuple[Termination, int, int | None, str, str | None]] = []  # kind, seat, deal, ...
         self.termination_line = 0  # the line of the last Termination tag, for its TerminationLine
         self.deals: list[DealRecord] = []
         self.deal: dict[str, tuple[int, str]] | None = None  # the deal being read: its tags
@@ -609,13 +608,16 @@ class _PgnRecord:
             deal = None if m[3] is None else int(m[3])
             if deal is not None and deal < 1:
                 raise RecordFormatError(number, "Termination: deals are numbered from 1")
-            self.terminations.append(TerminationRecord(m[1], int(m[2]), deal, m[4], None))
+            kind = _termination_kind(m[1])
+            if kind is None:
+                raise RecordFormatError(number, f"Termination: {short_repr(m[1])} is not a termination arena "
+                                                f"names ({', '.join(Termination)})")
+            self.terminations.append((kind, int(m[2]), None if deal is None else deal - 1, m[4], None))
             self.termination_line = number
         elif name == "TerminationLine":
             if self.termination_line != number - 1:
                 raise RecordFormatError(number, "[TerminationLine] must follow its [Termination] tag")
-            last = self.terminations[-1]
-            self.terminations[-1] = TerminationRecord(last.kind, last.seat, last.deal, last.detail, value)
+            self.terminations[-1] = (*self.terminations[-1][:4], value)
         elif name in self.tags:
             raise RecordFormatError(number, f"[{name}] appears twice (first at line {self.tags[name][0]})")
         else:
@@ -714,8 +716,9 @@ class _PgnRecord:
             event=value("Event"), match=value("Match"), date=tags.get("Date", (0, ""))[1],
             bots=(value("Seat0"), value("Seat1")), rules=self._rules(value("Variant")),
             deal_seed=number("DealSeed"), match_seed=number("MatchSeed"), deals=tuple(self.deals),
-            winner=results[value("Result")], score=(int(score[1]), int(score[2])), reason=value("Reason"),
-            terminations=tuple(self.terminations),
+            result=MatchResult(results[value("Result")], (int(score[1]), int(score[2])), value("Reason"),
+                               tuple(BotTermination(kind, seat, value(f"Seat{seat}"), detail, line, deal)
+                                     for kind, seat, deal, detail, line in self.terminations)),
         )
 
     def _rules(self, variant: str) -> RuleSet:

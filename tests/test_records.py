@@ -103,28 +103,29 @@ def test_the_records_hold_what_the_database_holds(databases):
         for record, match in zip(records, matches, strict=True):
             assert record.bots == match.seats
             assert (record.deal_seed, record.match_seed) == (match.spec.deal_seed, match.spec.match_seed)
-            assert record.score == match.score and record.winner == match.winner_seat
+            assert record.result.score == match.score and record.result.winner == match.winner_seat
             assert record.rules.to_dict() == tournament.rules
             deals = store.deals(match.match_id)
             assert [" ".join(map(str, d.deck)) for d in record.deals] == [d.deck for d in deals]
             assert [tuple(f"{s}:{a.token()}" for s, a in d.actions) for d in record.deals] == \
                 [d.actions for d in deals]
             # lose-deal: the crashing bot forfeits deals after legal actions, each with a termination
-            forfeits = [n for n, d in enumerate(record.deals, 1) if d.forfeit]
-            assert forfeits and all(record.deals[n - 1].actions for n in forfeits)
-            assert {t.deal for t in record.terminations} == set(forfeits)
-            assert {t.kind for t in record.terminations} == {"crash"}
+            forfeits = [i for i, d in enumerate(record.deals) if d.forfeit]
+            assert forfeits and all(record.deals[i].actions for i in forfeits)
+            assert {t.deal for t in record.result.terminations} == set(forfeits)
+            assert {t.kind for t in record.result.terminations} == {"crash"}
     finally:
         store.close()
 
 
 def test_a_match_forfeited_mid_deal_and_one_forfeited_before_it_are_recorded(databases):
     conceded = records_of(databases["lose-match"])[0]
-    assert conceded.reason == "illegal" and conceded.winner == 1
+    assert conceded.result.reason == "illegal" and conceded.result.winner == 1
     assert conceded.deals[-1].forfeit and conceded.deals[-1].winner is None
-    assert conceded.terminations[-1].kind == "illegal" and conceded.terminations[-1].line
+    assert conceded.result.terminations[-1].kind == "illegal" and conceded.result.terminations[-1].line
+    assert conceded.result.deciding == conceded.result.terminations[-1]  # one shape with the referee's result
     crashed = records_of(databases["crash"])[0]
-    assert crashed.deals == () and crashed.reason == "crash" and crashed.terminations[0].deal is None
+    assert crashed.deals == () and crashed.result.reason == "crash" and crashed.result.terminations[0].deal is None
 
 
 @pytest.mark.parametrize("series", list(SERIES))

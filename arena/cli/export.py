@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -14,7 +15,7 @@ from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.game.variants import RuleSet
-    from arena.records import DealRecord, GameRecord
+    from arena.records import BotTermination, DealRecord, GameRecord
     from arena.store import Store, StoredDeal, StoredMatch, StoredTermination
 
 FORMATS = ("jsonl", "pgn-like")  # arena.records.FORMATS, without importing the rules to build the parser
@@ -105,17 +106,23 @@ def stored_records(store: Store, where: Path) -> Iterator[GameRecord]:
 def stored_record(event: str, rules: RuleSet, match: StoredMatch, deals: Sequence[StoredDeal],
                   terminations: Sequence[StoredTermination], where: Path) -> GameRecord:
     """One finished match of the database as a record; ArenaError naming the row a record cannot be made of."""
-    from arena.records import GameRecord, TerminationRecord
+    from arena.records import GameRecord, MatchResult
 
     return GameRecord(
         event=event, match=match.match_id, date=match.started_at or "", bots=match.seats, rules=rules,
         deal_seed=match.spec.deal_seed, match_seed=match.spec.match_seed,
         deals=tuple(_deal(d, f"{where}: match {match.match_id} deal {d.idx + 1}") for d in deals),
-        winner=match.winner_seat, score=(match.score[0] or 0, match.score[1] or 0), reason=match.reason or "",
-        terminations=tuple(TerminationRecord(t.kind, t.seat if t.seat in (0, 1) else 0,
-                                             None if t.deal is None else t.deal + 1, t.detail or "", t.line)
-                           for t in terminations),
+        result=MatchResult(match.winner_seat, match.result.score, match.reason or "",
+                           tuple(_termination(t, f"{where}: match {match.match_id}") for t in terminations)),
     )
+
+
+def _termination(t: StoredTermination, where: str) -> BotTermination:
+    """The stored termination as the game record holds it: without its time, which records do not carry."""
+    try:
+        return dataclasses.replace(t.record(), at_ms=0.0)
+    except ValueError as e:  # a kind arena does not name
+        raise ArenaError(f"{where}: termination {t.kind!r}: {e}") from None
 
 
 def _deal(d: StoredDeal, where: str) -> DealRecord:

@@ -53,7 +53,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if problem is None:
             deals = len(record.deals)
             print(f"{name}:{line}: {record.match}: OK ({deals} deal{'' if deals == 1 else 's'}, "
-                  f"{record.score[0]}-{record.score[1]})")
+                  f"{record.result.score[0]}-{record.result.score[1]})")
         else:
             differ += 1
             print(f"{name}:{line}: {record.match}: {problem}")

@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.game.cards import Card
-from arena.referee.record import TARGET, DealRecord, MatchResult, MatchSpec, parse_deck, parse_seat_actions
+from arena.referee.record import (
+    TARGET,
+    BotTermination,
+    DealRecord,
+    MatchResult,
+    MatchSpec,
+    Termination,
+    parse_deck,
+    parse_seat_actions,
+)
 from arena.store.codec import (
     _action_texts,
     _deck_text,
@@ -166,6 +175,11 @@ class StoredTermination:
     line: str | None  # the offending line (capped), if a line caused it
     deal: int | None  # deal index, None before the first deal
     at_ms: float | None  # since the match started
+
+    def record(self) -> BotTermination:
+        """The termination as the record's type; ValueError for a kind arena does not name."""
+        return BotTermination(Termination(self.kind), self.seat if self.seat in (0, 1) else 0, self.bot,
+                              self.detail or "", self.line, self.deal, self.at_ms or 0.0)
 
 
 @dataclass(frozen=True)
