@@ -11,13 +11,16 @@ I/O, no clock, no trio, no sqlite.
 - :func:`standings`: every per-bot total (matches, wins, game points, deals, closes, marriages,
   terminations, think time) from :class:`MatchFacts`; the one place they are computed.
 - :class:`Sprt` and :func:`parse_sprt_args`: a sequential test for a two-bot match; :class:`PairSprt`, the
-  same with the duplicate pair as its unit.
+  same with the duplicate pair as its unit; :class:`MeanSprt`, on the mean of a continuous score.
+- luck: the luck-adjusted score: a match's luck from its deals' (``match_luck``, with the leverage of the
+  score before each deal), the adjusted score and its interval per bot (``luck_table``).
 """
 
+from arena.stats.luck import LuckAdjusted, luck_table, match_luck
 from arena.stats.pairings import Pairing, los, pairings
 from arena.stats.ratings import ELO_PER_NAT, Rating, Ratings, elo_diff, expected_score, ratings
 from arena.stats.results import Result
-from arena.stats.sprt import PairSprt, Sprt, parse_sprt_args
+from arena.stats.sprt import MeanSprt, PairSprt, Sprt, parse_sprt_args
 from arena.stats.standings import (
     BotStanding,
     DealFacts,
@@ -29,7 +32,7 @@ from arena.stats.standings import (
 )
 
 __all__ = [
-    "ELO_PER_NAT", "BotStanding", "DealFacts", "MatchFacts", "PairSprt", "Pairing", "Rating", "Ratings", "Result",
-    "Sprt", "Standings", "TerminationFacts", "ThinkTime", "elo_diff", "expected_score", "los", "pairings",
-    "parse_sprt_args", "ratings", "standings",
+    "ELO_PER_NAT", "BotStanding", "DealFacts", "LuckAdjusted", "MatchFacts", "MeanSprt", "PairSprt", "Pairing",
+    "Rating", "Ratings", "Result", "Sprt", "Standings", "TerminationFacts", "ThinkTime", "elo_diff", "expected_score",
+    "los", "luck_table", "match_luck", "pairings", "parse_sprt_args", "ratings", "standings",
 ]

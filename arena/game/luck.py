@@ -1,0 +1,121 @@
+"""The luck of a deal: how much better one seat's cards are than the other's, from the deck alone.
+
+The referee's deck is shuffled from seeds no bot influences, so whatever a deck gives one seat more than
+the other is luck. :func:`deal_luck` measures it as ``G(cards of seat 0) - G(cards of seat 1)``, where
+``G`` is a fixed linear evaluation (:data:`WEIGHTS`, in game points) of a seat's dealt hand and of the
+talon cards it would draw were the current leader to win every trick (the leader takes the talon's cards
+at even positions, the follower those at odd ones, the last odd card and the turned card left out).
+
+Why its mean is exactly zero whatever the bots do: with the dealer fixed, exchanging the two hands and each
+pair of talon cards (2i, 2i+1) maps decks one to one onto decks, so a uniformly shuffled deck is as likely
+as its exchanged twin, and ``G`` (which does not know the seat's role) turns the luck of one into minus the
+luck of the other. No constant is estimated; docs/STATISTICS.md has the whole argument.
+
+The weights were fitted once, offline, by least squares of the deal's game points (won minus lost) on
+these features over real matches of the reference bots (bench/luck_bench.py fit); any fixed weights keep
+the mean at zero, better ones only explain more of the outcome. Pure code: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.game.cards import RANK_POINTS, TEN, Card
+from arena.game.hand import Deal
+from arena.game.variants import RuleSet
+
+#: What :func:`seat_features` measures of one seat's cards, in order.
+FEATURES: tuple[str, ...] = (
+    "trump 9", "trump J", "trump Q", "trump K", "trump 10", "trump A",  # held in the dealt hand (0 or 1)
+    "plain 9s", "plain Js", "plain Qs", "plain Ks", "plain 10s", "plain As",  # counted in the dealt hand
+    "trump marriage", "plain marriages",  # King and Queen of one suit, both in the dealt hand
+    "exchange",  # the turned card's points, when the hand holds the trump that may be exchanged for it
+    "trumps squared",  # the square of the hand's trump count: length in trumps is worth more than its parts
+    "drawn trumps", "drawn trump points", "drawn plain 10s and As", "drawn points",  # the seat's talon cards
+)
+
+#: G's weight for each feature, in game points of the deal (bench/luck_bench.py fit prints them).
+WEIGHTS: tuple[float, ...] = (
+    +0.2092,  # trump 9
+    -0.0222,  # trump J
+    +0.3343,  # trump Q
+    +0.3911,  # trump K
+    +0.1534,  # trump 10
+    +0.3494,  # trump A
+    -0.3332,  # plain 9s
+    -0.3460,  # plain Js
+    -0.1938,  # plain Qs
+    -0.1689,  # plain Ks
+    -0.2671,  # plain 10s
+    -0.1063,  # plain As
+    +0.4191,  # trump marriage
+    +0.2557,  # plain marriages
+    -0.0091,  # exchange
+    -0.0261,  # trumps squared
+    -0.0042,  # drawn trumps
+    +0.0009,  # drawn trump points
+    -0.0070,  # drawn plain 10s and As
+    +0.0016,  # drawn points
+)
+
+
+def seat_features(rules: RuleSet, hand: int, drawn: int, trump_card: Card) -> list[float]:
+    """The :data:`FEATURES` of one seat: ``hand`` and ``drawn`` are card masks (``1 << card``)."""
+    trump = trump_card.suit
+    out = [0.0] * len(FEATURES)
+    trumps = 0
+    m = hand
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        suit, rank = divmod(c, 6)
+        if suit == trump:
+            out[rank] = 1.0
+            trumps += 1
+        else:
+            out[6 + rank] += 1.0
+        m ^= low
+    for suit in range(4):
+        king_queen = (1 << (6 * suit + 3)) | (1 << (6 * suit + 2))
+        if hand & king_queen == king_queen:
+            out[12 if suit == trump else 13] += 1.0
+    exchange = rules.exchange_rank_index
+    if exchange >= 0 and hand >> (6 * trump + exchange) & 1:
+        out[14] = float(RANK_POINTS[trump_card.rank])
+    out[15] = float(trumps * trumps)
+    m = drawn
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        suit, rank = divmod(c, 6)
+        if suit == trump:
+            out[16] += 1.0
+            out[17] += RANK_POINTS[rank]
+        elif rank >= TEN:
+            out[18] += 1.0
+        out[19] += RANK_POINTS[rank]
+        m ^= low
+    return out
+
+
+def deal_seat_features(rules: RuleSet, deck: Sequence[Card], dealer: int) -> tuple[list[float], list[float]]:
+    """Both seats' :data:`FEATURES` for a deal dealt from ``deck`` by ``dealer`` (by seat)."""
+    deal = Deal(rules, deck, dealer, check_deck=False)
+    talon = deal.talon  # index 0 is drawn first; the turned card is last
+    drawn = [0, 0]
+    leader = deal.leader
+    for i in range((len(talon) - 1) // 2):
+        drawn[leader] |= 1 << talon[2 * i]
+        drawn[1 - leader] |= 1 << talon[2 * i + 1]
+    turned = deal.turned_card
+    return (seat_features(rules, deal.hands[0], drawn[0], turned),
+            seat_features(rules, deal.hands[1], drawn[1], turned))
+
+
+def deal_luck(rules: RuleSet, deck: Sequence[Card], dealer: int,
+              weights: Sequence[float] = WEIGHTS) -> float:
+    """Seat 0's luck in a deal, in game points: G(seat 0's cards) - G(seat 1's); seat 1's is its negative.
+
+    Its mean over uniformly shuffled decks is exactly 0 for either dealer and any ``weights``."""
+    f0, f1 = deal_seat_features(rules, deck, dealer)
+    return sum(w * (a - b) for w, a, b in zip(weights, f0, f1, strict=True))
