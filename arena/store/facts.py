@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from arena.game.cards import parse_cards
 from arena.game.hand import parse_seat_action
+from arena.game.luck import deal_luck
+from arena.game.variants import RuleSet
 from arena.referee.record import MatchRecord
+from arena.stats.luck import match_luck
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
 
 
@@ -19,6 +23,24 @@ def record_facts(rec: MatchRecord) -> MatchFacts:
         [_deal_facts(d.get("winner"), d.get("game_points"), " ".join(d.get("actions") or ())) for d in rec.deals],
         [TerminationFacts(t.bot, str(t.kind)) for t in rec.terminations], rec.think_ms,
     )
+
+
+def record_luck(rec: MatchRecord) -> float:
+    """Seat 0's luck in a finished match (`Store.match_luck` reads the same back)."""
+    return _match_luck(RuleSet.from_dict(rec.rules),
+                       [(d.get("dealer"), str(d.get("deck") or ""), d.get("winner"), d.get("game_points"))
+                        for d in rec.deals])
+
+
+def _match_luck(rules: RuleSet, deals: Sequence[tuple[int | None, str, int | None, int | None]]) -> float:
+    """Seat 0's luck (arena.stats.luck.match_luck) from each deal's (dealer, deck text, winner, game points);
+    a deal whose deck or dealer is not stored (a corrupt row) counts no luck."""
+    lucks: list[float] = []
+    for dealer, deck, _, _ in deals:
+        cards = parse_cards(deck) if deck else []
+        whole = dealer in (0, 1) and len(cards) == rules.deck_size
+        lucks.append(deal_luck(rules, cards, dealer) if whole and dealer is not None else 0.0)
+    return match_luck(lucks, [(w if w in (0, 1) else None, gp or 0) for _, _, w, gp in deals], rules.match_target)
 
 
 def _match_facts(

@@ -31,6 +31,7 @@ from arena.store.codec import (
     _by_the_book,
     _Codec,
     _deck_column,
+    _deck_text,
     _encode_payload,
     _fill_rebuilt,
     _json,
@@ -43,7 +44,7 @@ from arena.store.codec import (
     _value_entries,
 )
 from arena.store.errors import DiskFull, OtherResults, is_disk_full
-from arena.store.facts import _deal_facts, _match_facts
+from arena.store.facts import _deal_facts, _match_facts, _match_luck
 from arena.store.migrations import MIGRATIONS, _pending_migrations, _refuse_newer
 from arena.store.rows import (
     _SPEC_COLUMNS,
@@ -478,6 +479,21 @@ class Store:
                          terms.get(match_id, ()), think.get(match_id, ((), ())))
             for match_id, seat0, seat1, winner, score0, score1 in matches
         ]
+
+    def match_luck(self, tournament: str) -> dict[str, float]:
+        """Seat 0's luck in every finished match, by match id, from its stored decks (docs/STATISTICS.md, "The
+        luck-adjusted score"); seat 1's is its negative. Empty when the tournament's rules cannot be read."""
+        row = self.db.conn.execute("SELECT rules FROM tournaments WHERE name = ?", [tournament]).fetchone()
+        rules = _rules_or_none(row[0]) if row else None
+        if rules is None:
+            return {}
+        deals: dict[str, list[tuple[int | None, str, int | None, int | None]]] = {}
+        for match_id, dealer, deck, winner, game_points in self.db.conn.execute(
+                "SELECT d.match_id, d.dealer, d.deck, d.winner, d.game_points FROM deals d WHERE d.match_id IN "
+                "(SELECT m.id FROM matches m WHERE m.tournament = ? AND m.status = 'done') ORDER BY d.match_id, d.idx",
+                [tournament]):
+            deals.setdefault(match_id, []).append((dealer, _deck_text(deck or ""), winner, game_points))
+        return {match_id: _match_luck(rules, ds) for match_id, ds in deals.items()}
 
     def deals(self, match_id: str) -> list[StoredDeal]:
         """A match's deals, in order. The last match's are kept: a reader of a match (the report, `seats`)
