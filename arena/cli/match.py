@@ -209,11 +209,9 @@ def format_summary(s: dict[str, Any]) -> str:
         units = f"{luck['units']} {'duplicate pair' if luck['unit'] == 'pair' else 'match'}"
         if luck["units"] != 1:
             units += "es" if luck["unit"] == "match" else "s"
-        ratio = luck["variance_ratio"]
         lines.append(f"  Score of {a}: {100 * luck['raw']:.1f}% (95% interval {100 * raw_lo:.1f} to "
                      f"{100 * raw_hi:.1f}); luck-adjusted {100 * luck['adjusted']:.1f}% ({100 * lo:.1f} to "
-                     f"{100 * hi:.1f}), over {units}"
-                     + ("" if ratio is None else f"; variance x{ratio:.2f}"))
+                     f"{100 * hi:.1f}), over {units}")
     if "sprt" in s:
         from arena.stats.sprt import verdict_text
 
