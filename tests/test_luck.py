@@ -211,3 +211,22 @@ def test_luck_adjusted_without_sprt_is_one_clear_message() -> None:
     out = arena("match", "bots/c/greedy", "bots/c/random 3", "--luck-adjusted")
     assert out.returncode == 2
     assert "--luck-adjusted" in out.stderr and "--sprt" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_mean_sprt_keeps_its_error_rates() -> None:
+    # pair scores 0, 1/2, 1 with a spread like duplicate pairs', mean E(0) = 0.5 or E(30); 200 runs each
+    from arena.stats import expected_score
+
+    rng = random.Random(28)
+    for truth, want_h1 in ((0.0, False), (30.0, True)):
+        mean = expected_score(truth)
+        ends = mean - 0.5 + 0.2  # P(1); P(0) = 0.4 - P(1): the mean is P(1/2)/2 + P(1)
+        h1 = 0
+        for _ in range(200):
+            sprt = MeanSprt(0, 30, per_unit=2)
+            while sprt.verdict is None:
+                u = rng.random()
+                sprt.update(1.0 if u < ends else 0.0 if u < 0.4 else 0.5)
+            h1 += sprt.verdict == "H1"
+        rate = h1 / 200 if not want_h1 else 1 - h1 / 200
+        assert rate <= 0.09, (truth, rate)
