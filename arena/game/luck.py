@@ -36,26 +36,26 @@ FEATURES: tuple[str, ...] = (
 
 #: G's weight for each feature, in game points of the deal (bench/luck_bench.py fit prints them).
 WEIGHTS: tuple[float, ...] = (
-    +0.2092,  # trump 9
-    -0.0222,  # trump J
-    +0.3343,  # trump Q
-    +0.3911,  # trump K
-    +0.1534,  # trump 10
-    +0.3494,  # trump A
-    -0.3332,  # plain 9s
-    -0.3460,  # plain Js
-    -0.1938,  # plain Qs
-    -0.1689,  # plain Ks
-    -0.2671,  # plain 10s
-    -0.1063,  # plain As
-    +0.4191,  # trump marriage
-    +0.2557,  # plain marriages
-    -0.0091,  # exchange
-    -0.0261,  # trumps squared
-    -0.0042,  # drawn trumps
-    +0.0009,  # drawn trump points
-    -0.0070,  # drawn plain 10s and As
-    +0.0016,  # drawn points
+    +0.1995,  # trump 9
+    -0.0460,  # trump J
+    +0.3736,  # trump Q
+    +0.4098,  # trump K
+    +0.1750,  # trump 10
+    +0.3488,  # trump A
+    -0.3593,  # plain 9s
+    -0.3678,  # plain Js
+    -0.2055,  # plain Qs
+    -0.1694,  # plain Ks
+    -0.2665,  # plain 10s
+    -0.0923,  # plain As
+    +0.4226,  # trump marriage
+    +0.2737,  # plain marriages
+    -0.0084,  # exchange
+    -0.0173,  # trumps squared
+    -0.0313,  # drawn trumps
+    +0.0051,  # drawn trump points
+    +0.0162,  # drawn plain 10s and As
+    -0.0007,  # drawn points
 )
 
 

@@ -27,9 +27,9 @@ Z95 = 1.959963984540054
 
 #: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
 #: deals, bench/luck_bench.py fit).
-GAME_POINT_SHARES: tuple[float, float, float] = (0.496, 0.427, 0.077)
+GAME_POINT_SHARES: tuple[float, float, float] = (0.529, 0.397, 0.074)
 #: The adjusted score's weight on the match's luck, fixed in advance (bench/luck_bench.py fit).
-BETA = 0.3885
+BETA = 0.5072
 
 
 @functools.lru_cache(maxsize=4096)
