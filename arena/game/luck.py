@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.game.cards import RANK_POINTS, TEN, Card
+from arena.game.cards import KING, QUEEN, TEN, Card, cards_in
 from arena.game.hand import Deal
 from arena.game.variants import RuleSet
 
@@ -64,37 +64,27 @@ def seat_features(rules: RuleSet, hand: int, drawn: int, trump_card: Card) -> li
     trump = trump_card.suit
     out = [0.0] * len(FEATURES)
     trumps = 0
-    m = hand
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        suit, rank = divmod(c, 6)
-        if suit == trump:
-            out[rank] = 1.0
+    for card in cards_in(hand):
+        if card.suit == trump:
+            out[card.rank] = 1.0
             trumps += 1
         else:
-            out[6 + rank] += 1.0
-        m ^= low
+            out[6 + card.rank] += 1.0
     for suit in range(4):
-        king_queen = (1 << (6 * suit + 3)) | (1 << (6 * suit + 2))
+        king_queen = (1 << (6 * suit + KING)) | (1 << (6 * suit + QUEEN))
         if hand & king_queen == king_queen:
             out[12 if suit == trump else 13] += 1.0
     exchange = rules.exchange_rank_index
     if exchange >= 0 and hand >> (6 * trump + exchange) & 1:
-        out[14] = float(RANK_POINTS[trump_card.rank])
+        out[14] = float(trump_card.points)
     out[15] = float(trumps * trumps)
-    m = drawn
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        suit, rank = divmod(c, 6)
-        if suit == trump:
+    for card in cards_in(drawn):
+        if card.suit == trump:
             out[16] += 1.0
-            out[17] += RANK_POINTS[rank]
-        elif rank >= TEN:
+            out[17] += card.points
+        elif card.rank >= TEN:
             out[18] += 1.0
-        out[19] += RANK_POINTS[rank]
-        m ^= low
+        out[19] += card.points
     return out
 
 
