@@ -8,7 +8,7 @@ luck_k``, and the adjusted score ``score - beta * luck`` with :data:`BETA` fixed
 
 Why it is unbiased: the deck of deal k is shuffled from seeds no bot knows, independently of everything that
 happened before it, and the leverage is fixed by the score before it; so each term has mean zero given the
-past, whatever the bots do, and so has their sum over a match (at most ``2 * target - 1`` deals). Hence the
+past, whatever the bots do, and so has their sum over a match (a bounded number of deals). Hence the
 adjusted score's mean is the raw score's, for any fixed ``beta``; a good ``beta`` only makes it less noisy.
 
 Pure code: no I/O.
@@ -46,7 +46,7 @@ def win_chance(need: int, other_needs: int) -> float:
 
 def leverage(need: int, other_needs: int) -> float:
     """What a deal can change in the match: the chance of winning the match after winning the deal less
-    that after losing it, halved (so 1 is the most a deal can swing)."""
+    that after losing it, halved: ½ for a deal that decides the match, near 0 for one that hardly matters."""
     won = sum(share * win_chance(need - g, other_needs) for g, share in zip((1, 2, 3), GAME_POINT_SHARES, strict=True))
     lost = sum(share * win_chance(need, other_needs - g) for g, share in zip((1, 2, 3), GAME_POINT_SHARES, strict=True))
     return (won - lost) / 2
