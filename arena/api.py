@@ -17,13 +17,13 @@ import shlex
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError, ConfigError
-from arena.stats import PairSprt
+from arena.stats import MeanSprt, PairSprt
 
 if TYPE_CHECKING:
     from arena.game.variants import RuleSet
@@ -418,7 +418,8 @@ def play_match(
     names: tuple[str, str] | None = None,
     sandbox: str | None = None,
     db: str | os.PathLike[str] | None = None,
-    sprt: Sprt | PairSprt | None = None,
+    sprt: Sprt | PairSprt | MeanSprt | None = None,
+    luck_adjusted: bool = False,
     secrets: Sequence[Path] = (),
     on_record: Callable[[MatchSpec, MatchRecord], None] | None = None,
     log: Log = _quiet,
@@ -428,7 +429,8 @@ def play_match(
     The same schedule as `run_tournament` for a two-bot round robin of ``ceil(matches / 2)`` rounds with the
     same seed, cut after ``matches``: seats alternate and, with ``duplicate``, matches 2k and 2k+1 share
     their deals. ``db`` keeps the results in that database (the schema of `arena run`, resumed if it holds
-    this same series); without it they go to a temporary one. ``sprt`` stops the series once it decides.
+    this same series); without it they go to a temporary one. ``sprt`` stops the series once it decides;
+    with ``luck_adjusted`` it decides on the luck-adjusted score (a `MeanSprt`, docs/STATISTICS.md).
     ``names=None`` names each bot by its handshake (`handshake_names`), else by its command line.
     """
     from arena.botspec import resolve_command
@@ -471,7 +473,10 @@ def play_match(
             if sprt is not None and store.count(config.name, "done"):
                 raise ConfigError(f"--sprt: {path} already holds {store.count(config.name, 'done')} matches of this "
                                   "series, and an SPRT decides from the first match on; use a new --db file")
-            if sprt is not None and duplicate and not isinstance(sprt, PairSprt):
+            if sprt is not None and luck_adjusted:
+                # a continuous score per unit: the pair's mean adjusted score, or one match's
+                sprt = MeanSprt(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, per_unit=2 if duplicate else 1)
+            elif sprt is not None and duplicate and not isinstance(sprt, PairSprt):
                 # matches 2k and 2k+1 share their deals: the pair is the unit (STATISTICS.md)
                 sprt = PairSprt(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
             stop = _SprtFeed(sprt, names[0]) if sprt is not None else None
@@ -492,7 +497,8 @@ def play_match(
                                    "verdict": sprt.verdict, "llr": round(sprt.llr, 4),
                                    "bounds": [round(x, 4) for x in sprt.bounds], "matches": stop.games,
                                    "games": stop.games,  # games: the older name of matches, kept
-                                   "unit": "pair" if isinstance(sprt, PairSprt) else "match"}
+                                   "unit": "pair" if stop.step == 2 else "match",
+                                   "luck_adjusted": isinstance(sprt, MeanSprt)}
         return SeriesOutcome(names, config.seed, summary, database, interrupted)
 
 
@@ -501,15 +507,23 @@ class _SprtFeed:
     `PairSprt` gets each duplicate pair (matches 2k and 2k+1) once both are in. ``games``: the matches the
     verdict counted."""
 
-    def __init__(self, sprt: Sprt | PairSprt, first: str) -> None:
+    def __init__(self, sprt: Sprt | PairSprt | MeanSprt, first: str) -> None:
         self.sprt = sprt
         self.first = first
         self.fed: dict[int, float] = {}
         self.games = 0
+        self.step = 2 if isinstance(sprt, PairSprt) or (isinstance(sprt, MeanSprt) and sprt.per_unit == 2) else 1
 
     def feed(self, spec: MatchSpec, rec: MatchRecord) -> bool:
-        self.fed[spec.order] = 1.0 if rec.winner_name == self.first else 0.0
-        step = 2 if isinstance(self.sprt, PairSprt) else 1
+        score = 1.0 if rec.winner_name == self.first else 0.0
+        if isinstance(self.sprt, MeanSprt):  # the first bot's luck-adjusted score
+            from arena.stats.luck import adjusted
+            from arena.store import record_luck
+
+            luck = record_luck(rec)
+            score = adjusted(score, luck if rec.bots[0] == self.first else -luck)
+        self.fed[spec.order] = score
+        step = self.step
         while all(self.games + i in self.fed for i in range(step)):
             scores = [self.fed.pop(self.games + i) for i in range(step)]
             self.sprt.update(sum(scores) / step)
@@ -563,19 +577,33 @@ def series_summary(store: Store, config: TournamentConfig, names: tuple[str, str
     if only is not None:
         facts = [f for f in facts if f.match_id in only]
     assert config.seed is not None
-    return summarize(names, facts, config.rules, config.seed)
+    from arena.report.context import pair_keys
+
+    pair_of = pair_keys(store.matches(config.name))
+    return summarize(names, facts, config.rules, config.seed, store.match_luck(config.name), pair_of)
 
 
-def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSet, seed: int) -> dict[str, Any]:
+def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSet, seed: int,
+              lucks: Mapping[str, float] | None = None,
+              pair_of: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """The summary `arena match` prints (and gives as JSON): the per-bot figures are the standings'
-    (arena.stats.standings), from the facts the store reads back for the report."""
-    from arena.stats import standings
+    (arena.stats.standings), from the facts the store reads back for the report. ``lucks`` (seat 0's luck by
+    match id, `Store.match_luck`) adds the first bot's luck-adjusted score, by duplicate pair (``pair_of``)."""
+    from arena.stats import Result, standings
+    from arena.stats.luck import luck_table
 
     totals = standings(facts, bots=names)
     elo = None
     decided = [r for r in facts if r.winner is not None]
+    luck = None
+    if decided and lucks is not None:
+        scored = [r for r in decided if r.match_id in lucks]
+        table = luck_table([Result(r.bots[0], r.bots[1], 1.0 if r.winner == 0 else 0.0,
+                                   (pair_of or {}).get(r.match_id)) for r in scored],
+                           [lucks[r.match_id] for r in scored])
+        luck = table[names[0]].as_dict() if names[0] in table else None
     if decided:
-        from arena.stats import Result, ratings
+        from arena.stats import ratings
 
         results = [Result(r.bots[0], r.bots[1], 1.0 if r.winner == 0 else 0.0, r.match_id) for r in decided]
         rt = ratings(results, anchor=names[1], bootstrap=300, seed=seed)
@@ -592,6 +620,7 @@ def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSe
         "game_points": {n: totals[n].game_points for n in names},
         "deals": {"played": totals.deals, "won": {n: totals[n].deals_won for n in names}},
         "terminations": {n: dict(totals[n].terminations) for n in names},
+        "luck_adjusted": luck,
     }
 
 

@@ -421,7 +421,8 @@ def test_index_has_standings_for_every_bot(real: tuple[Store, Path]) -> None:
     assert "progress:" not in html  # the tournament is done
     rows = {r[1]: r for r in parse(report / "index.html").rows["standings"][1:]}
     assert rows["garbage"][3:5] == ["0", "4"]  # won, lost
-    assert "malformed 4" in rows["garbage"][8]
+    assert "malformed 4" in rows["garbage"][9]
+    assert all("%" in r[6] and "[" in r[6] for r in rows.values()), "every bot's luck-adjusted score, interval"
     assert rows["greedy"][0] in ("1", "2")
     page = parse(report / "index.html")
     assert "real" in "".join(page.text)

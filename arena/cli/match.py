@@ -54,6 +54,9 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     p.add_argument("--sprt", metavar="KEY=VALUE ...",
                    help="stop early by SPRT, e.g. --sprt elo0=0 elo1=20 alpha=0.05 beta=0.05: the KEY=VALUE "
                    "words after it (anywhere on the line; or one word, elo0=0,elo1=20)")
+    p.add_argument("--luck-adjusted", action="store_true",
+                   help="with --sprt: decide on the luck-adjusted score (a duplicate pair's mean, or a match's "
+                   "with --no-duplicate) instead of the raw one (docs/STATISTICS.md)")
     p.add_argument("--transcripts", type=Path, metavar="DIR",
                    help="write every match's transcript (both bots' lines and stderr) into DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -85,6 +88,9 @@ def cmd_match(args: argparse.Namespace) -> int:
             sprt = parse_sprt_args(args.sprt)
         except (ValueError, TypeError) as e:
             raise ConfigError(f"--sprt: {e}") from None
+    if args.luck_adjusted and not args.sprt:
+        raise ConfigError("--luck-adjusted: it says what the SPRT decides on; give --sprt too (e.g. --sprt elo0=0 "
+                          "elo1=20 --luck-adjusted); the summary shows the luck-adjusted score without it")
     if args.transcripts:  # last: it creates the directory, which only a run that goes ahead should do
         transcripts_option(args.transcripts)
 
@@ -110,7 +116,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         outcome = play_match(
             args.bot_a, args.bot_b, matches=args.matches, seed=args.seed, rules=rules, time_control=tc,
             policy=args.policy, duplicate=not args.no_duplicate, concurrency=args.concurrency, names=names,
-            sandbox=args.sandbox, db=args.db, sprt=sprt, secrets=[args.transcripts] if args.transcripts else [],
+            sandbox=args.sandbox, db=args.db, sprt=sprt, luck_adjusted=args.luck_adjusted,
+            secrets=[args.transcripts] if args.transcripts else [],
             on_record=on_record, log=log_to_stderr,
         )
     except OtherResults as e:  # (the store's own words offer arena run's --fresh and --force)
@@ -194,6 +201,16 @@ def format_summary(s: dict[str, Any]) -> str:
         else:
             interval = f" (95% interval {e['interval'][0]:+.0f} to {e['interval'][1]:+.0f})"
         lines.append(f"  Elo of {a} relative to {b}: {e['elo']:+.0f}{interval}")
+    luck = s.get("luck_adjusted")
+    if luck:
+        lo, hi = luck["interval"]
+        raw_lo, raw_hi = luck["raw_interval"]
+        units = f"{luck['units']} {'duplicate pair' if luck['unit'] == 'pair' else 'match'}"
+        if luck["units"] != 1:
+            units += "es" if luck["unit"] == "match" else "s"
+        lines.append(f"  Score of {a}: {100 * luck['raw']:.1f}% (95% interval {100 * raw_lo:.1f} to "
+                     f"{100 * raw_hi:.1f}); luck-adjusted {100 * luck['adjusted']:.1f}% ({100 * lo:.1f} to "
+                     f"{100 * hi:.1f}), over {units}")
     if "sprt" in s:
         from arena.stats.sprt import verdict_text
 
@@ -201,7 +218,7 @@ def format_summary(s: dict[str, Any]) -> str:
         first, *rest = verdict_text(a, b, sp["elo0"], sp["elo1"], sp["alpha"], sp["beta"], sp["verdict"], sp["llr"],
                                     (sp["bounds"][0], sp["bounds"][1]), sp.get("matches", sp["games"]),
                                     pairs=sp.get("unit") == "pair")
-        lines.append(f"  SPRT: {first}")
+        lines.append(f"  SPRT{' (luck-adjusted score)' if sp.get('luck_adjusted') else ''}: {first}")
         lines.extend(textwrap.wrap(" ".join(rest), 108, initial_indent=" " * 8, subsequent_indent=" " * 8))
     for name in (a, b):
         t = (s.get("first_termination") or {}).get(name)

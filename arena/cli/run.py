@@ -86,16 +86,18 @@ def standings_text(store: Any, name: str) -> str:
         return "no results yet"
     width = max(len(r.bot) for r in rows)
     out = [f"{'rank':>4}  {'bot':<{width}}  {'elo':>6}  {'95% interval':>15}  {'won':>4} {'lost':>4}  "
-           f"{'score':>6}  {'deals won':>9}  terminations"]
+           f"{'score':>6}  {'luck-adjusted':>19}  {'deals won':>9}  terminations"]
     for r in rows:
         t = r.totals
         interval = "" if r.lo is None or r.hi is None else f"[{_elo(r.lo)}, {_elo(r.hi)}]"
         elo = "" if r.elo is None else _elo(r.elo)
         deal_win = "-" if t.deal_win_rate is None else f"{100 * t.deal_win_rate:.1f}%"
         term = ", ".join(f"{k} {v}" for k, v in t.terminations_by_count) or "-"
+        luck = "-" if r.luck is None else (f"{100 * r.luck.score:5.1f}% [{100 * r.luck.lo:3.0f}, "
+                                           f"{100 * r.luck.hi:3.0f}]")
         out.append(f"{r.rank or '':>4}  {r.bot:<{width}}  {elo:>6}  {interval:>15}  {t.wins:>4} "
                    f"{t.losses:>4}  "
-                   f"{100 * (t.score or 0.0):5.1f}%  {deal_win:>9}  {term}")
+                   f"{100 * (t.score or 0.0):5.1f}%  {luck:>19}  {deal_win:>9}  {term}")
     if data.fit is not None:
         out.extend(f"note: {n}" for n in data.fit.notes)
     out.extend(first_terminations(store, name))

@@ -22,7 +22,7 @@ import math
 import re
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -32,7 +32,19 @@ from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet, allowed_values
 from arena.protocol.codec import BotProtocolError, decode_bot_line
 from arena.protocol.messages import Reply
-from arena.stats import BotStanding, Pairing, Ratings, Result, Standings, ThinkTime, pairings, ratings, standings
+from arena.stats import (
+    BotStanding,
+    LuckAdjusted,
+    Pairing,
+    Ratings,
+    Result,
+    Standings,
+    ThinkTime,
+    luck_table,
+    pairings,
+    ratings,
+    standings,
+)
 from arena.stats.swiss import BYE_POINTS, SwissTable, swiss_table
 from arena.store import (
     StoredBot,
@@ -91,6 +103,7 @@ class Data:
     pairs: dict[tuple[str, str], Pairing]
     standings: Standings  # every bot's totals over the finished matches
     swiss: SwissTable | None = None  # a Swiss's rounds so far; None for the other formats
+    luck: dict[str, LuckAdjusted] = field(default_factory=dict)  # every bot's raw and luck-adjusted score
 
     @property
     def status(self) -> str:
@@ -169,10 +182,8 @@ def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = Tru
     bots = {b.name: b for b in store.bots(t.name)}
     done = [m for m in matches if m.done]
     pair_of = pair_keys(matches)
-    results = [
-        Result(m.seat0, m.seat1, 1.0 if m.winner_seat == 0 else 0.0, pair_of[m.match_id])
-        for m in done if m.winner_seat in (0, 1) and m.seat0 != m.seat1
-    ]
+    decided = [m for m in done if m.winner_seat in (0, 1) and m.seat0 != m.seat1]
+    results = [Result(m.seat0, m.seat1, 1.0 if m.winner_seat == 0 else 0.0, pair_of[m.match_id]) for m in decided]
     fit = ratings(results, bootstrap=bootstrap, seed=0) if results else None
     pairs = pairings(results) if results else {}
     config_order = _config_order(bots, matches)
@@ -180,7 +191,10 @@ def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = Tru
     rated = [r.bot for r in fit] if fit else []
     names = rated + [b for b in config_order if b not in set(rated)]
     swiss = swiss_table(config_order, store.swiss_games(t.name)) if t.format == "swiss" else None
-    return Data(t, bots, names, matches, done, results, fit, pairs, totals, swiss)
+    lucks = store.match_luck(t.name)
+    lucky = [(r, lucks[m.match_id]) for r, m in zip(results, decided, strict=True) if m.match_id in lucks]
+    luck = luck_table([r for r, _ in lucky], [x for _, x in lucky])
+    return Data(t, bots, names, matches, done, results, fit, pairs, totals, swiss, luck)
 
 
 # ----------------------------------------------------------------------------------------------- formatting
@@ -273,6 +287,7 @@ class StandingRow:
     lo: float | None  # the 95% interval
     hi: float | None
     totals: BotStanding
+    luck: LuckAdjusted | None = None  # its raw and luck-adjusted score, with intervals
 
 
 @dataclass(frozen=True)
@@ -395,7 +410,8 @@ def standing_rows(data: Data) -> list[StandingRow]:
     for n, b in enumerate(data.names, 1):
         r = fit[b] if fit and b in rated else None
         out.append(StandingRow(rank=n if r else None, bot=b, file=file_name(b), elo=r.elo if r else None,
-                               lo=r.lo if r else None, hi=r.hi if r else None, totals=data.standings[b]))
+                               lo=r.lo if r else None, hi=r.hi if r else None, totals=data.standings[b],
+                               luck=data.luck.get(b)))
     return out
 
 

@@ -151,6 +151,56 @@ class PairSprt(_Wald):
         return f"PairSprt(elo0={self.elo0:g}, elo1={self.elo1:g}, alpha={self.alpha:g}, beta={self.beta:g})"
 
 
+class MeanSprt(_Wald):
+    """A generalized SPRT on the mean of a continuous score per unit (a match, or a pair's mean), such as
+    the luck-adjusted score: H0 says the mean is E(elo0), H1 E(elo1).
+
+    The units are taken as normal with a common variance, estimated from them (fishtest's "normalized"
+    GSPRT): after n units with sum S and variance v, LLR = (s1 - s0) (S - n (s0 + s1) / 2) / v. The
+    variance starts from two virtual units of variance PRIOR_VARIANCE, so that the first few alike units
+    cannot end the test. ``matches`` counts ``per_unit`` matches a unit."""
+
+    PRIOR_VARIANCE = 0.125  # a raw pair score's variance when its two matches are independent coin tosses
+    PRIOR_UNITS = 2
+
+    def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
+                 per_unit: int = 1) -> None:
+        super().__init__(elo0, elo1, alpha, beta)
+        self.per_unit = per_unit
+        self.units = 0
+        self._sum = 0.0
+        self._sum_sq = 0.0
+
+    @property
+    def matches(self) -> int:
+        return self.per_unit * self.units
+
+    @property
+    def games(self) -> int:
+        return self.matches
+
+    def variance(self) -> float:
+        n = self.units
+        spread = self._sum_sq - self._sum**2 / n if n else 0.0
+        return (max(spread, 0.0) + self.PRIOR_UNITS * self.PRIOR_VARIANCE) / (n + self.PRIOR_UNITS)
+
+    def update(self, score: float) -> str | None:
+        """Add one unit's score (any finite number: an adjusted score may leave 0..1)."""
+        if not (isinstance(score, int | float) and math.isfinite(score)):
+            raise ValueError(f"score must be a finite number, got {score!r}")
+        self.units += 1
+        self._sum += score
+        self._sum_sq += score * score
+        self.points += score * self.per_unit
+        s0, s1 = self.p0, self.p1
+        self.llr = (s1 - s0) * (self._sum - self.units * (s0 + s1) / 2) / self.variance()
+        return self._crossed()
+
+    def __repr__(self) -> str:
+        return (f"MeanSprt(elo0={self.elo0:g}, elo1={self.elo1:g}, alpha={self.alpha:g}, beta={self.beta:g}, "
+                f"per_unit={self.per_unit})")
+
+
 def pair_llr(counts: Sequence[int], s0: float, s1: float, prior: float = PairSprt.PRIOR) -> float:
     """The generalized log-likelihood ratio of H1 (mean score ``s1``) against H0 (``s0``) for ``counts`` of
     the pair scores 0, 0.5 and 1."""

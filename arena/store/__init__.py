@@ -5,11 +5,11 @@ Modules: store (`Store`, a context manager: ``with Store(path) as store:``), row
 return: StoredMatch, StoredDeal, ...), codec (how transcripts, stderr, think times and deals are written into
 their columns: compression and the marks of rebuilt lines), migrations (the schema's versions and the
 conversions of older databases), facts (`record_facts`: a record's `MatchRecord.facts()`, under the name the
-store's callers know), lock (`RunLock`: one `arena run` per database; `fresh_files`: what `--fresh` may
-delete) and errors (`OtherResults`, `DiskFull`)."""
+store's callers know; and a match's luck, `record_luck`), lock (`RunLock`: one `arena run` per database;
+`fresh_files`: what `--fresh` may delete) and errors (`OtherResults`, `DiskFull`)."""
 
 from arena.store.errors import DiskFull, OtherResults, is_disk_full
-from arena.store.facts import record_facts
+from arena.store.facts import record_facts, record_luck
 from arena.store.lock import RunLock, fresh_files
 from arena.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from arena.store.rows import StoredBot, StoredDeal, StoredMatch, StoredSeat, StoredTermination, StoredTournament
@@ -31,4 +31,5 @@ __all__ = [
     "fresh_files",
     "is_disk_full",
     "record_facts",
+    "record_luck",
 ]

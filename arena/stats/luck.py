@@ -1,0 +1,134 @@
+"""The luck-adjusted score: a match's score less what the cards alone explain of it (docs/STATISTICS.md).
+
+For deal k of a match, ``luck_k`` is seat 0's luck in the cards (arena.game.luck.deal_luck: exactly zero in
+mean over shuffled decks, whoever deals). A deal's luck matters as much as the deal can change the match:
+:func:`leverage` weighs it by the difference, at the score before the deal, between winning and losing it
+(a coin-toss model of the rest of the match). The match's luck is ``sum_k leverage(score before k) *
+luck_k``, and the adjusted score ``score - beta * luck`` with :data:`BETA` fixed in advance.
+
+Why it is unbiased: the deck of deal k is shuffled from seeds no bot knows, independently of everything that
+happened before it, and the leverage is fixed by the score before it; so each term has mean zero given the
+past, whatever the bots do, and so has their sum over a match (a bounded number of deals). Hence the
+adjusted score's mean is the raw score's, for any fixed ``beta``; a good ``beta`` only makes it less noisy.
+
+Pure code: no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.stats.results import Result
+
+Z95 = 1.959963984540054
+
+#: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
+#: deals, bench/luck_bench.py fit).
+GAME_POINT_SHARES: tuple[float, float, float] = (0.529, 0.397, 0.074)
+#: The adjusted score's weight on the match's luck, fixed in advance (bench/luck_bench.py fit).
+BETA = 0.5072
+
+
+@functools.lru_cache(maxsize=4096)
+def win_chance(need: int, other_needs: int) -> float:
+    """The chance of winning the match for a seat that needs ``need`` game points while its opponent needs
+    ``other_needs``, when every deal is a fair coin worth 1, 2 or 3 game points (GAME_POINT_SHARES)."""
+    if need <= 0:
+        return 1.0
+    if other_needs <= 0:
+        return 0.0
+    return sum(share * 0.5 * (win_chance(need - g, other_needs) + win_chance(need, other_needs - g))
+               for g, share in zip((1, 2, 3), GAME_POINT_SHARES, strict=True))
+
+
+def leverage(need: int, other_needs: int) -> float:
+    """What a deal can change in the match: the chance of winning the match after winning the deal less
+    that after losing it, halved: ½ for a deal that decides the match, near 0 for one that hardly matters."""
+    won = sum(share * win_chance(need - g, other_needs) for g, share in zip((1, 2, 3), GAME_POINT_SHARES, strict=True))
+    lost = sum(share * win_chance(need, other_needs - g) for g, share in zip((1, 2, 3), GAME_POINT_SHARES, strict=True))
+    return (won - lost) / 2
+
+
+def match_luck(deal_luck: Sequence[float], deals: Sequence[tuple[int | None, int]], target: int) -> float:
+    """Seat 0's luck in a match: ``deal_luck[k]`` is its luck in deal k, ``deals[k]`` that deal's (winner
+    seat or None, game points); the score before each deal sets its leverage. Seat 1's luck is minus it."""
+    score = [0, 0]
+    total = 0.0
+    for luck, (winner, points) in zip(deal_luck, deals, strict=False):
+        total += leverage(target - score[0], target - score[1]) * luck
+        if winner in (0, 1):
+            score[winner] += points
+    return total
+
+
+def adjusted(score: float, luck: float, beta: float = BETA) -> float:
+    """The luck-adjusted score of a match (or of a pair, with the pair's mean score and mean luck)."""
+    return score - beta * luck
+
+
+@dataclass(frozen=True)
+class LuckAdjusted:
+    """A bot's mean score against one opponent, raw and luck-adjusted, with 95% intervals.
+
+    The unit is the duplicate pair when ``paired`` (the mean of its two matches), else the match: the
+    intervals are normal ones from the units' spread, ``mean ± 1.96 sd / sqrt(units)``. ``variance_ratio``
+    is the adjusted score's variance over the raw score's: the share of matches the adjustment needs for
+    the same precision."""
+
+    units: int
+    paired: bool
+    raw: float
+    raw_lo: float
+    raw_hi: float
+    score: float
+    lo: float
+    hi: float
+    variance_ratio: float | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"units": self.units, "unit": "pair" if self.paired else "match", "raw": round(self.raw, 4),
+                "raw_interval": [round(self.raw_lo, 4), round(self.raw_hi, 4)], "adjusted": round(self.score, 4),
+                "interval": [round(self.lo, 4), round(self.hi, 4)],
+                "variance_ratio": None if self.variance_ratio is None else round(self.variance_ratio, 4)}
+
+
+def luck_adjusted(units: Sequence[tuple[float, float]], paired: bool, beta: float = BETA) -> LuckAdjusted | None:
+    """From ``(score, luck)`` per unit (a pair's mean score and mean luck, or one match's), from the bot's
+    side; None without units."""
+    if not units:
+        return None
+    raw = [s for s, _ in units]
+    adj = [adjusted(s, luck, beta) for s, luck in units]
+    m_raw, v_raw = _mean_var(raw)
+    m_adj, v_adj = _mean_var(adj)
+    n = len(units)
+    h_raw, h_adj = Z95 * math.sqrt(v_raw / n), Z95 * math.sqrt(v_adj / n)
+    return LuckAdjusted(n, paired, m_raw, m_raw - h_raw, m_raw + h_raw, m_adj, m_adj - h_adj, m_adj + h_adj,
+                        v_adj / v_raw if v_raw > 0 else None)
+
+
+def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
+    n = len(xs)
+    mean = sum(xs) / n
+    return mean, (sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0)
+
+
+def luck_table(results: Sequence[Result], lucks: Sequence[float], beta: float = BETA) -> dict[str, LuckAdjusted]:
+    """Every bot's raw and luck-adjusted mean score over its matches. ``lucks[i]`` is seat 0's (that is
+    ``results[i].first``'s) luck in ``results[i]``. The matches of a duplicate pair (one ``pair`` id) make
+    one unit, the mean of the bot's two; a match without a pair is a unit of its own."""
+    units: dict[str, dict[object, list[tuple[float, float]]]] = {}
+    for n, (r, luck) in enumerate(zip(results, lucks, strict=True)):
+        key: object = r.pair if r.pair is not None else ("match", n)
+        units.setdefault(r.first, {}).setdefault(key, []).append((r.score, luck))
+        units.setdefault(r.second, {}).setdefault(key, []).append((1.0 - r.score, -luck))
+    out: dict[str, LuckAdjusted] = {}
+    for bot, by_unit in units.items():
+        means = [(sum(s for s, _ in u) / len(u), sum(x for _, x in u) / len(u)) for u in by_unit.values()]
+        fig = luck_adjusted(means, paired=any(len(u) == 2 for u in by_unit.values()), beta=beta)
+        if fig is not None:
+            out[bot] = fig
+    return out

@@ -1,0 +1,42 @@
+"""Play the pool of real matches that bench/luck_bench.py resamples: duplicate pairs for four bot pairs,
+through the real referee (arena.api.play_match), each pair into its own database under bench/out/luck/.
+
+    .venv/bin/python bench/luck_pool.py [PAIRS_PER_BOT_PAIR]   # default 150 duplicate pairs each
+
+Resumable: a database that already holds its series is continued. Concurrency 1: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from arena.api import play_match
+from arena.referee.clock import TimeControl
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out" / "luck"
+STRONG = "bots/ismcts/ismcts --ms 4"  # a few ms a move: strong against greedy, cheap enough for a pool
+WEAK = "bots/ismcts/ismcts --iters 150"  # the weakened ismcts: 150 iterations a decision
+PAIRS = {  # name -> (candidate, opponent)
+    "ismcts-greedy": (STRONG, "bots/c/greedy"),
+    "greedy-random": ("bots/c/greedy", "bots/c/random 7"),
+    "ismcts-weak": (STRONG, WEAK),
+    "weak-greedy": (WEAK, "bots/c/greedy"),
+    "ismcts-ismcts": (STRONG + " --seed 1", STRONG + " --seed 2"),  # one bot, two seeds: the luck alone
+}
+SEEDS = {name: 2800 + i for i, name in enumerate(PAIRS)}
+
+
+def main() -> None:
+    pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 150
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, (a, b) in PAIRS.items():
+        out = play_match(a, b, matches=2 * pairs, seed=SEEDS[name], names=(name.split("-")[0] + "A",
+                         name.split("-")[1] + "B"), time_control=TimeControl(move_ms=2000), duplicate=True,
+                         concurrency=1, db=OUT / f"{name}.db")
+        print(name, out.summary["wins"], flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""The luck-adjusted score (issue 28; docs/STATISTICS.md "The luck-adjusted score"): its control variate has
+mean zero over shuffled decks, whatever the weights, and the adjusted score is unbiased: two copies of one
+bot score 1/2 within the interval, unequal bots the raw mean within the intervals. Pure-engine simulations
+with in-process policies, seeded so that a failure replays; one real `arena match` run through the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+import pytest
+from conftest import arena
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.game import Action, Match, full_deck, preset, shuffled_deck
+from arena.game.cards import Card
+from arena.game.hand import Deal
+from arena.game.luck import FEATURES, WEIGHTS, deal_luck
+from arena.stats.luck import BETA, adjusted, leverage, luck_adjusted, match_luck, win_chance
+from arena.stats.sprt import MeanSprt
+
+RULE_SETS = ("santase", "sixty-six", "schnapsen")
+
+
+def exchanged(rules_name: str, deck: list[Card], dealer: int) -> list[Card]:
+    """The deck's twin: the two hands exchanged, and each pair of talon cards (2i, 2i+1) too."""
+    rules = preset(rules_name)
+    seat_of: list[int] = []  # by deck position: the seat dealt it, or -1 for the talon
+    for batch in rules.deal_batches:
+        seat_of += [1 - dealer] * batch + [dealer] * batch
+    positions = [[i for i, s in enumerate(seat_of) if s == seat] for seat in (0, 1)]
+    twin = list(deck)
+    for a, b in zip(*positions, strict=True):
+        twin[a], twin[b] = deck[b], deck[a]
+    talon_at = list(Deal(rules, deck, dealer).talon)  # what the engine makes the talon, drawn from index 0
+    pos = {c: i for i, c in enumerate(deck)}
+    talon_positions = [pos[c] for c in talon_at]
+    for i in range((len(talon_at) - 1) // 2):
+        a, b = talon_positions[2 * i], talon_positions[2 * i + 1]
+        twin[a], twin[b] = deck[b], deck[a]
+    return twin
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(rules_name=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**63 - 1), dealer=st.integers(0, 1),
+       weights=st.lists(st.floats(-5, 5), min_size=len(FEATURES), max_size=len(FEATURES)))
+def test_a_deck_and_its_twin_have_opposite_luck_whatever_the_weights(rules_name: str, seed: int, dealer: int,
+                                                                     weights: list[float]) -> None:
+    # The twin map is one-to-one on decks (it is its own inverse) and keeps the shuffle's uniform measure,
+    # so a luck that flips sign under it has mean exactly zero, for either dealer.
+    deck = shuffled_deck(preset(rules_name), seed, 0)
+    twin = exchanged(rules_name, deck, dealer)
+    assert sorted(twin) == sorted(full_deck(preset(rules_name)))
+    assert exchanged(rules_name, twin, dealer) == deck
+    assert deal_luck(preset(rules_name), twin, dealer, weights) == pytest.approx(
+        -deal_luck(preset(rules_name), deck, dealer, weights), abs=1e-9)
+
+
+def test_the_luck_over_random_decks_averages_zero() -> None:
+    rules = preset("santase")
+    rng = random.Random(28)
+    lucks = []
+    for _ in range(3000):
+        deck = full_deck(rules)
+        rng.shuffle(deck)
+        lucks.append(deal_luck(rules, deck, rng.randrange(2)))
+    mean = sum(lucks) / len(lucks)
+    sd = (sum((x - mean) ** 2 for x in lucks) / (len(lucks) - 1)) ** 0.5
+    assert sd > 0.3, "the fitted weights tell hands apart"
+    assert abs(mean) < 3 * sd / len(lucks) ** 0.5
+
+
+def test_leverage_is_largest_when_one_deal_decides() -> None:
+    assert win_chance(11, 11) == pytest.approx(0.5)
+    assert leverage(1, 1) == pytest.approx(0.5)  # whoever wins the deal wins the match
+    assert leverage(11, 11) < leverage(3, 3) < leverage(1, 1)
+    assert leverage(1, 11) < leverage(1, 1)  # far ahead: a lost deal changes little
+
+
+# ------------------------------------------------------------------ the adjusted score, by simulation
+# In-process policies that read the deal directly (a seat's view is most of a simulated move's cost). They
+# only look at what their seat may know: its hand, the card led, the trump suit.
+Policy = Callable[[Deal, int, list[Action]], Action]
+
+
+def thrifty(seed: int, noise: float) -> Policy:
+    """Marriages and the exchange when it may; takes a ten or an ace led with its cheapest winner; else plays
+    its cheapest card, trumps last; a random legal action in a share ``noise`` of its decisions."""
+    rng = random.Random(seed)
+
+    def cost(card: Card, trump: int) -> tuple[bool, int]:
+        return card.suit == trump, card.points
+
+    def choose(deal: Deal, seat: int, legal: list[Action]) -> Action:
+        if rng.random() < noise:
+            return rng.choice(legal)
+        special = [a for a in legal if a.kind in ("declare", "exchange", "marriage")]
+        if special:
+            return special[0]
+        plays = [a for a in legal if a.kind == "play" and a.card is not None]
+        trump, led = deal.trump, deal.led
+        if led is not None and led.points >= 10:
+            winners = [a for a in plays if a.card is not None and (
+                (a.card.suit == led.suit and a.card.rank > led.rank) or (a.card.suit == trump != led.suit))]
+            if winners:
+                return min(winners, key=lambda a: cost(a.card, trump) if a.card is not None else (True, 0))
+        return min(plays, key=lambda a: cost(a.card, trump) if a.card is not None else (True, 0))
+
+    return choose
+
+
+def random_policy(seed: int) -> Policy:
+    rng = random.Random(seed)
+    return lambda deal, seat, legal: rng.choice(legal)
+
+
+def play_pairs(a: Callable[[int], Policy], b: Callable[[int], Policy], pairs: int, seed: int,
+               rules_name: str = "santase") -> list[tuple[float, float]]:
+    """Duplicate pairs between ``a`` and ``b`` (each a seed -> policy), in process: per match, a's (score,
+    luck), a in seat 0 in the pair's first match and in seat 1 in its second, on the same deals."""
+    rules = preset(rules_name)
+    out = []
+    for p in range(pairs):
+        match_seed = f"{seed}/{p}"
+        for a_seat in (0, 1):
+            policies = [a(2 * p + a_seat), b(10**6 + 2 * p + a_seat)]
+            if a_seat == 1:
+                policies.reverse()
+            m = Match(rules, match_seed)
+            while not m.over:
+                deal = m.new_deal()
+                while not deal.over:
+                    seat = deal.to_move
+                    deal.apply(policies[seat](deal, seat, deal.legal_actions()), seat)
+                m.finish_deal()
+            lucks = [deal_luck(rules, d.deck, d.dealer) for d in m.deals]
+            results = [(d.result.winner, d.result.game_points) for d in m.deals if d.result]
+            luck0 = match_luck(lucks, results, rules.match_target)
+            out.append((1.0 if m.winner == a_seat else 0.0, luck0 if a_seat == 0 else -luck0))
+    return out
+
+
+def by_pair(matches: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    return [((s0 + s1) / 2, (l0 + l1) / 2) for (s0, l0), (s1, l1) in zip(matches[::2], matches[1::2], strict=True)]
+
+
+@pytest.fixture(scope="module")
+def same_bot() -> list[tuple[float, float]]:
+    # two copies of one bot (thrifty with 10% random moves), each with its own seeds
+    return play_pairs(lambda s: thrifty(s, 0.1), lambda s: thrifty(s, 0.1), pairs=300, seed=2801)
+
+
+def test_two_copies_of_one_bot_score_one_half_adjusted(same_bot: list[tuple[float, float]]) -> None:
+    for units, paired in ((same_bot, False), (by_pair(same_bot), True)):
+        fig = luck_adjusted(units, paired)
+        assert fig is not None
+        assert fig.lo < 0.5 < fig.hi, fig
+        assert fig.variance_ratio is not None and fig.variance_ratio < 0.9, fig  # the luck it removes
+
+
+def test_the_luck_itself_averages_zero_over_matches(same_bot: list[tuple[float, float]]) -> None:
+    lucks = [luck for _, luck in same_bot]
+    mean = sum(lucks) / len(lucks)
+    sd = (sum((x - mean) ** 2 for x in lucks) / (len(lucks) - 1)) ** 0.5
+    assert abs(mean) < 2.5 * sd / len(lucks) ** 0.5
+
+
+def test_unequal_bots_adjusted_agrees_with_raw() -> None:
+    matches = play_pairs(lambda s: thrifty(s, 0.5), random_policy, pairs=200, seed=2802)
+    fig = luck_adjusted(by_pair(matches), paired=True)
+    assert fig is not None
+    assert fig.raw > 0.6, "half-thrifty beats random"
+    assert fig.raw_lo < fig.score < fig.raw_hi and fig.lo < fig.raw < fig.hi, fig
+
+
+def test_mean_sprt_accepts_h0_for_equal_bots_and_counts_matches(same_bot: list[tuple[float, float]]) -> None:
+    sprt = MeanSprt(0, 60, per_unit=2)
+    for score, luck in by_pair(same_bot):
+        if sprt.update(adjusted(score, luck, BETA)):
+            break
+    assert sprt.verdict == "H0"
+    assert sprt.matches == 2 * sprt.units < len(same_bot)
+
+
+def test_weights_are_fitted() -> None:
+    assert any(WEIGHTS) and BETA > 0
+
+
+# ------------------------------------------------------------------ through the CLI
+def test_arena_match_shows_the_luck_adjusted_score_and_sprt_uses_it() -> None:
+    out = arena("match", "bots/c/greedy", "bots/c/random 3", "--matches", "8", "--seed", "28", "--concurrency", "2",
+                "--json")
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    luck = s["luck_adjusted"]
+    assert luck["unit"] == "pair" and luck["units"] == 4
+    assert luck["raw"] == pytest.approx(s["wins"][s["bots"][0]] / 8)
+    assert luck["interval"][0] <= luck["adjusted"] <= luck["interval"][1]
+    assert luck["adjusted"] != luck["raw"], "the cards' luck moved the score"
+    text = arena("match", "bots/c/greedy", "bots/c/random 3", "--matches", "40", "--seed", "28", "--sprt",
+                 "elo0=0", "elo1=200", "--luck-adjusted", "--concurrency", "2")
+    assert text.returncode == 0, text.stderr
+    assert "Score of greedy-c:" in text.stdout and "luck-adjusted" in text.stdout
+    verdict = next(line for line in text.stdout.splitlines() if "SPRT" in line)
+    assert "SPRT (luck-adjusted score): H1 accepted after" in verdict and "duplicate pairs" in verdict
+
+
+def test_luck_adjusted_without_sprt_is_one_clear_message() -> None:
+    out = arena("match", "bots/c/greedy", "bots/c/random 3", "--luck-adjusted")
+    assert out.returncode == 2
+    assert "--luck-adjusted" in out.stderr and "--sprt" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_mean_sprt_keeps_its_error_rates() -> None:
+    # pair scores 0, 1/2, 1 with a spread like duplicate pairs', mean E(0) = 0.5 or E(30); 200 runs each
+    from arena.stats import expected_score
+
+    rng = random.Random(28)
+    for truth, want_h1 in ((0.0, False), (30.0, True)):
+        mean = expected_score(truth)
+        ends = mean - 0.5 + 0.2  # P(1); P(0) = 0.4 - P(1): the mean is P(1/2)/2 + P(1)
+        h1 = 0
+        for _ in range(200):
+            sprt = MeanSprt(0, 30, per_unit=2)
+            while sprt.verdict is None:
+                u = rng.random()
+                sprt.update(1.0 if u < ends else 0.0 if u < 0.4 else 0.5)
+            h1 += sprt.verdict == "H1"
+        rate = h1 / 200 if not want_h1 else 1 - h1 / 200
+        assert rate <= 0.09, (truth, rate)
