@@ -134,6 +134,15 @@ def file_response(folder: Path, path: str) -> Response:
     return Response(target.read_bytes(), media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
+def static_response(name: str) -> Response:
+    """One of the pages' stylesheets and scripts (STATIC), or 404."""
+    path = STATIC.get(name)
+    if path is None:
+        return Response("not found", 404)
+    kind = "text/css" if path.suffix == ".css" else "text/javascript"
+    return Response(path.read_bytes(), media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+
 def build_app(hall: RoomHall) -> Starlette:
     env = environment()
     replays = ReplayRenderer(hall)
@@ -257,11 +266,7 @@ def build_app(hall: RoomHall) -> Starlette:
                     sections=rules_sections(hall.variants[variant], lang), variants=variants_for(lang))
 
     async def static(request: Request) -> Response:
-        path = STATIC.get(request.path_params["name"])
-        if path is None:
-            return Response("not found", 404)
-        kind = "text/css" if path.suffix == ".css" else "text/javascript"
-        return Response(path.read_bytes(), media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        return static_response(request.path_params["name"])
 
     async def replay(request: Request) -> Response:
         variant = request.path_params["variant"]

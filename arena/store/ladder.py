@@ -144,6 +144,14 @@ class LadderStore(Store):
             "tournament": LADDER, "name": v.key, "command": v.command, "argv": json.dumps(list(v.argv)),
             "hash": v.fingerprint, "build_output": build_output or "", "kind": "bot"}, pk=("tournament", "name"))
 
+    def record_refusal(self, name: str, author: str, command: str, reason: str) -> str:
+        """A submission refused before it was a program (its build failed, its command cannot start): kept
+        under a key of its own, with the reason, so its author can read why."""
+        key = f"{name}.refused-{self.db.execute('SELECT count(*) FROM ladder_versions').fetchone()[0]}"
+        self.add_version(LadderVersion(key, name, author, command, (), None, None, "", "refused",
+                                       " ".join(reason.split())[:2000], _now(), None, None))
+        return key
+
     def place_new_versions(self, seq: int) -> list[str]:
         """Admitted versions no run has seen yet become choosable from rated pair ``seq`` on; each retires the
         earlier admitted version of its name. Returns their keys (in the order added)."""
