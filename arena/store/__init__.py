@@ -5,8 +5,9 @@ Modules: store (`Store`, a context manager: ``with Store(path) as store:``), row
 reads return: StoredMatch, StoredDeal, ...), codec (how transcripts, stderr, think times and deals are
 written into their columns: compression and the marks of rebuilt lines), migrations (the schema's versions
 and the conversions of older databases), facts (what the standings count of a match, from a record or from
-the rows), lock (`RunLock`: one `arena run` per database; `fresh_files`: what `--fresh` may delete) and
-errors (`OtherResults`, `DiskFull`).
+the rows), ladder (`LadderStore`: the ladder's tables: versions, pairs, hosts, rating history, tokens),
+lock (`RunLock`: one `arena run` per database; `fresh_files`: what `--fresh` may delete) and errors
+(`OtherResults`, `DiskFull`).
 """
 
 from arena.store.errors import DiskFull, OtherResults, is_disk_full

@@ -1,5 +1,6 @@
 """Tournaments: a YAML config, its schedule, builds and provenance (the runner lives here too; the database is
-arena.store).
+arena.store); and ladder, `arena ladder`'s standing competition (admission, matchmaking in pair order, the
+runs that play it through the same runner).
 
 The public names are re-exported here; the modules themselves are implementation detail.
 """
