@@ -65,6 +65,8 @@ bench: $(STAMP)
 	$(PY) bench/run.py
 	$(PY) bench/sandbox_bench.py
 	$(PY) bench/sealed_bench.py
+	$(PY) -c 'import trueskill' 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
+	$(PY) bench/ladder_sim.py
 
 # 20 trivial C bots, 19,000 matches scheduled, as many played as fit in five minutes, then the report:
 # bytes per match, render time, peak RSS, ratings time (docs/PERFORMANCE.md, "The large tournament").

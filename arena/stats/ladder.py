@@ -1,16 +1,17 @@
-"""A standing ladder's ratings and matchmaking: one Gaussian belief per bot version, updated pair by pair.
+"""A standing ladder's ratings and matchmaking: one Gaussian belief per bot version, refitted when it plays.
 
 Model: Bradley-Terry on the Elo scale, as in :mod:`arena.stats.ratings`: P(i beats j in a match) =
 1 / (1 + 10^(-(R_i - R_j) / 400)). A duplicate pair is two matches, taken as a binomial observation of
 two trials: its score s (0, 0.5, 1, 1.5 or 2) counts s wins of ``first`` and 2 - s of ``second``.
 
-Each version holds a belief N(mean, variance) about its rating, starting from the prior. A pair updates
-its two participants only, by one Laplace step (Glicko-like assumed-density filtering): the posterior of
-the difference d = R_first - R_second under the pair's likelihood is found by Newton's method, replaced
-by the Gaussian with the same mode and curvature, and carried back to the two beliefs as a linear-Gaussian
-update. Every other belief is untouched, so a rating never changes from games its bot did not play, a
-retired version's rating is frozen, and the ratings are a deterministic function of the results in the
-order they were applied. docs/STATISTICS.md ("Ladder") says why this and not a joint refit.
+Each version holds a belief N(mean, variance) about its rating. A pair refits its two participants only:
+each one's rating is the mode of its prior times the likelihood of *all* its pairs so far, judged against
+its opponents' current beliefs (their uncertainty widening each term, MacKay's probit approximation), and
+its variance the inverse curvature there (Laplace). That is one step of coordinate ascent on the joint
+Bradley-Terry fit, restricted to the two versions that played: a ladder that runs converges to the joint
+fit, while every other belief is untouched. So a rating changes only when its bot plays, a retired
+version's rating is frozen, and the ratings are a deterministic function of the results in the order they
+were applied. docs/STATISTICS.md ("Ladder") says why this and not a joint refit or a one-pair update.
 
 Ranks count among the active versions; the rank interval is the ranks a version could hold: every other
 active version whose rating is above (below) it by more than the 95% margin of their difference is surely
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.stats.ratings import ELO_PER_NAT
@@ -33,17 +34,20 @@ from arena.stats.ratings import ELO_PER_NAT
 #: Two-sided 95% normal quantile, for the rating and rank intervals.
 Z95 = 1.959963984540054
 #: Prior standard deviation of a new version's rating, in Elo: bots written for one game range over
-#: about a thousand Elo (a random player to a search bot), so a new one is anywhere within about ±600.
-PRIOR_SD = 300.0
+#: about a thousand Elo (a random player to a search bot), so a new one is anywhere within about ±800.
+#: In bench/ladder_sim.py, 400 predicted held-back matches as well as 300 on a field of 0..800 Elo and
+#: better on 0..1200; 300 shrank a field of 0..2400 until its intervals missed two thirds of the truth.
+PRIOR_SD = 400.0
 #: A rating is provisional until its 95% interval's half width is under this (in Elo). 100 Elo is the
 #: difference at which the better bot scores 64%: below it the rating places a bot within its class. A new
 #: version reaches it in about 25 pairs against close opponents, inside the issue's 40-pair placement goal.
 PROVISIONAL_HALF_WIDTH = 100.0
 #: The bonus factor of a version with no pairs yet; it halves by its fourth pair (1 + B * 4 / (4 + pairs)).
 NEW_BONUS = 1.0
-#: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a new bot meets a
-#: few neighbours rather than one (robust to bots that are not transitive).
-REPEAT_DISCOUNT = 0.25
+#: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a bot meets several
+#: neighbours over time rather than one (robust to bots that are not transitive). It is kept mild: in
+#: bench/ladder_sim.py a discount of 0.25 sent a new bot to distant opponents and tripled its placement time.
+REPEAT_DISCOUNT = 0.05
 
 
 @dataclass(frozen=True)
@@ -109,37 +113,75 @@ def _sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-def _difference_posterior(m: float, v: float, score: float) -> tuple[float, float]:
-    """Mode and Laplace variance of d ~ N(m, v) after ``score`` wins of 2 at P(win) = sigmoid(d).
+def _spread(variance: float) -> float:
+    """How much an opponent's uncertainty flattens a result: 1 / sqrt(1 + pi v / 8) (MacKay's probit
+    approximation of the logistic averaged over the opponent's belief)."""
+    return 1.0 / math.sqrt(1.0 + math.pi * variance / 8.0)
 
-    The log-posterior score * log σ(d) + (2 - score) * log σ(-d) - (d - m)² / 2v is strictly concave;
-    Newton's method from m converges in a few steps (its step is damped to at most 2 nats).
+
+class LadderState:
+    """The beliefs as results are applied in order, with each version's totals against each opponent.
+
+    ``beliefs`` maps a key to its :class:`Belief`; ``played`` counts the pairs of each pairing (by key set).
+    A version is added at its prior on first sight.
     """
-    d = m
-    for _ in range(50):
-        p = _sigmoid(d)
-        gradient = score - 2.0 * p - (d - m) / v
-        curvature = 2.0 * p * (1.0 - p) + 1.0 / v
-        step = max(-2.0, min(2.0, gradient / curvature))
-        d += step
-        if abs(step) < 1e-12:
-            break
-    p = _sigmoid(d)
-    return d, 1.0 / (2.0 * p * (1.0 - p) + 1.0 / v)
 
+    def __init__(self, keys: Iterable[str] = (), *, prior_mean: float = 0.0, prior_sd: float = PRIOR_SD) -> None:
+        self.prior = prior(prior_mean, prior_sd)
+        self.beliefs: dict[str, Belief] = {}
+        self.played: Counter[frozenset[str]] = Counter()
+        self._totals: dict[str, dict[str, tuple[int, float]]] = {}  # key -> opponent -> (pairs, score)
+        for key in keys:
+            self.add(key)
 
-def update(first: Belief, second: Belief, score: float) -> tuple[Belief, Belief]:
-    """The two participants' beliefs after a pair in which ``first`` scored ``score`` of 2."""
-    m = first.mean - second.mean
-    v = first.variance + second.variance
-    d, v_post = _difference_posterior(m, v, score)
-    shrink = 1.0 - v_post / v  # the share of the difference's variance the pair explained
-    return (
-        Belief(first.mean + first.variance / v * (d - m), first.variance * (1.0 - first.variance / v * shrink),
-               first.pairs + 1),
-        Belief(second.mean - second.variance / v * (d - m),
-               second.variance * (1.0 - second.variance / v * shrink), second.pairs + 1),
-    )
+    def add(self, key: str) -> None:
+        if key not in self.beliefs:
+            self.beliefs[key] = self.prior
+            self._totals[key] = {}
+
+    def apply(self, result: PairResult) -> None:
+        """Refit ``result``'s two participants (first, then second against first's new belief)."""
+        for key, opponent, score in ((result.first, result.second, result.score),
+                                     (result.second, result.first, 2.0 - result.score)):
+            self.add(key)
+            pairs, total = self._totals[key].get(opponent, (0, 0.0))
+            self._totals[key][opponent] = (pairs + 1, total + score)
+        self.played[frozenset((result.first, result.second))] += 1
+        self._refit(result.first)
+        self._refit(result.second)
+
+    def _refit(self, key: str) -> None:
+        """Newton's method on the strictly concave log-posterior of ``key``'s rating, opponents held fixed.
+
+        Against an opponent j (mean m_j, variance v_j, spread k_j = _spread(v_j)) with n pairs and s points,
+        the log-likelihood is s log p + (2n - s) log(1 - p), p = sigmoid(k_j (x - m_j)).
+        """
+        old = self.beliefs[key]
+        terms = [(_spread(self.beliefs[o].variance), self.beliefs[o].mean, n, s)
+                 for o, (n, s) in self._totals[key].items()]
+        x = old.mean
+        for _ in range(100):
+            gradient = -(x - self.prior.mean) / self.prior.variance
+            curvature = 1.0 / self.prior.variance
+            for k, m, n, s in terms:
+                p = _sigmoid(k * (x - m))
+                gradient += k * (s - 2.0 * n * p)
+                curvature += 2.0 * n * k * k * p * (1.0 - p)
+            step = max(-2.0, min(2.0, gradient / curvature))  # at most 2 nats (350 Elo) a step
+            x += step
+            if abs(step) < 1e-10:
+                break
+        curvature = 1.0 / self.prior.variance
+        for k, m, n, _ in terms:
+            p = _sigmoid(k * (x - m))
+            curvature += 2.0 * n * k * k * p * (1.0 - p)
+        self.beliefs[key] = Belief(x, 1.0 / curvature, old.pairs + 1)
+
+    def copy(self) -> LadderState:
+        other = LadderState()
+        other.prior, other.beliefs, other.played = self.prior, dict(self.beliefs), Counter(self.played)
+        other._totals = {key: dict(totals) for key, totals in self._totals.items()}
+        return other
 
 
 def _check(entrants: Sequence[Entrant], results: Sequence[PairResult]) -> None:
@@ -158,14 +200,13 @@ def _check(entrants: Sequence[Entrant], results: Sequence[PairResult]) -> None:
             raise ValueError(f"pair result #{n}: score {r.score!r} is not one of 0, 0.5, 1, 1.5, 2")
 
 
-def beliefs(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
-            prior_sd: float = PRIOR_SD) -> dict[str, Belief]:
-    """Every entrant's belief after applying ``results`` in order (ValueError on an unknown key or score)."""
+def replay(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
+           prior_sd: float = PRIOR_SD) -> LadderState:
+    """The ladder's state after applying ``results`` in order (ValueError on an unknown key or score)."""
     _check(entrants, results)
-    start = prior(prior_mean, prior_sd)
-    state = {e.key: start for e in entrants}
+    state = LadderState((e.key for e in entrants), prior_mean=prior_mean, prior_sd=prior_sd)
     for r in results:
-        state[r.first], state[r.second] = update(state[r.first], state[r.second], r.score)
+        state.apply(r)
     return state
 
 
@@ -176,26 +217,37 @@ def ratings_from(entrants: Sequence[Entrant], state: Mapping[str, Belief], *,
     out = []
     for e in entrants:
         b = state[e.key]
-        above = sure_above = sure_below = 0
-        for other in active:
-            if other == e.key:
-                continue
-            o = state[other]
-            if (o.mean, e.key) > (b.mean, other):  # ties: the smaller key ranks higher
-                above += 1
-            margin = Z95 * math.sqrt(b.variance + o.variance)
-            if o.mean - b.mean > margin:
-                sure_above += 1
-            elif b.mean - o.mean > margin:
-                sure_below += 1
-        others = len(active) - (1 if e.active else 0)
+        rank, rank_low, rank_high = rank_interval(e.key, state, active)
         out.append(LadderRating(
             key=e.key, rating=b.elo, low=b.elo - b.half_width, high=b.elo + b.half_width,
-            rank=above + 1, rank_low=sure_above + 1, rank_high=others - sure_below + 1,
+            rank=rank, rank_low=rank_low, rank_high=rank_high,
             provisional=b.half_width >= provisional_half_width, pairs=b.pairs,
         ))
     out.sort(key=lambda r: (-r.rating, r.key))
     return out
+
+
+def rank_interval(key: str, state: Mapping[str, Belief], active: Sequence[str]) -> tuple[int, int, int]:
+    """``key``'s rank among the ``active`` keys, and the best and worst ranks it could hold.
+
+    Another version is surely above (below) it when its rating exceeds (falls short of) it by more than the
+    95% margin of their difference, Z95 * sqrt(v_key + v_other); ties rank the smaller key higher.
+    """
+    b = state[key]
+    above = sure_above = sure_below = others = 0
+    for other in active:
+        if other == key:
+            continue
+        others += 1
+        o = state[other]
+        if (o.mean, key) > (b.mean, other):
+            above += 1
+        margin = Z95 * math.sqrt(b.variance + o.variance)
+        if o.mean - b.mean > margin:
+            sure_above += 1
+        elif b.mean - o.mean > margin:
+            sure_below += 1
+    return above + 1, sure_above + 1, others - sure_below + 1
 
 
 def ladder_ratings(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
@@ -206,21 +258,24 @@ def ladder_ratings(entrants: Sequence[Entrant], results: Sequence[PairResult], *
     ``prior_mean`` and ``prior_sd`` (Elo) are a new version's belief; ``provisional_half_width`` (Elo) is
     the 95% half width under which a rating stops being provisional.
     """
-    state = beliefs(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
-    return ratings_from(entrants, state, provisional_half_width=provisional_half_width)
+    state = replay(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
+    return ratings_from(entrants, state.beliefs, provisional_half_width=provisional_half_width)
 
 
 def pair_gain(a: Belief, b: Belief) -> float:
     """The expected reduction of a's and b's rating variances (nat²) from one duplicate pair between them.
 
-    Laplace at the current means: the pair's Fisher information about the difference is h = 2p(1 - p), so
-    the difference's variance v = v_a + v_b falls to v / (1 + v h) and v_a by v_a² h / (1 + v h) (b alike).
+    At the current means, the pair adds 2 k_b² p(1 - p) to a's precision (p the predicted match score,
+    k_b = _spread(v_b), as in the refit), so v_a falls by v_a² h / (1 + v_a h) with h that term; b alike.
     It is largest for uncertain beliefs and close ratings (p near 1/2).
     """
-    v = a.variance + b.variance
-    p = _sigmoid(a.mean - b.mean)
-    h = 2.0 * p * (1.0 - p)
-    return (a.variance ** 2 + b.variance ** 2) * h / (1.0 + v * h)
+    gain = 0.0
+    for mine, theirs in ((a, b), (b, a)):
+        k = _spread(theirs.variance)
+        p = _sigmoid(k * (mine.mean - theirs.mean))
+        h = 2.0 * k * k * p * (1.0 - p)
+        gain += mine.variance ** 2 * h / (1.0 + mine.variance * h)
+    return gain
 
 
 def next_pair(entrants: Sequence[Entrant], results: Sequence[PairResult], rng: random.Random, *,
@@ -233,24 +288,30 @@ def next_pair(entrants: Sequence[Entrant], results: Sequence[PairResult], rng: r
     with few pairs, divided by a discount for pairings already played; near-ties (within 1%) are broken by
     ``rng``, which also orders the two keys.
     """
-    state = beliefs(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
-    played = Counter(frozenset((r.first, r.second)) for r in results)
+    state = replay(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
+    return choose_pair(entrants, state.beliefs, state.played, rng, same_program=same_program)
+
+
+def choose_pair(entrants: Sequence[Entrant], state: Mapping[str, Belief], played: Mapping[frozenset[str], int],
+                rng: random.Random, *, same_program: bool = False) -> tuple[str, str] | None:
+    """:func:`next_pair` from the beliefs and the number of pairs each pairing has played (by key set)."""
     active = sorted((e for e in entrants if e.active), key=lambda e: e.key)
-
-    def bonus(b: Belief) -> float:
-        return 1.0 + NEW_BONUS * 4.0 / (4.0 + b.pairs)
-
     scored: list[tuple[float, str, str]] = []
     for i, a in enumerate(active):
         for b in active[i + 1:]:
             if a.program == b.program and not same_program:
                 continue
             ba, bb = state[a.key], state[b.key]
-            value = pair_gain(ba, bb) * max(bonus(ba), bonus(bb))
-            value /= 1.0 + REPEAT_DISCOUNT * played[frozenset((a.key, b.key))]
+            value = pair_gain(ba, bb) * max(_new_bonus(ba), _new_bonus(bb))
+            value /= 1.0 + REPEAT_DISCOUNT * played.get(frozenset((a.key, b.key)), 0)
             scored.append((value, a.key, b.key))
     if not scored:
         return None
     best = max(value for value, _, _ in scored)
     _, first, second = rng.choice([s for s in scored if s[0] >= best * 0.99])
     return (first, second) if rng.random() < 0.5 else (second, first)
+
+
+def _new_bonus(b: Belief) -> float:
+    """1 + NEW_BONUS for a version with no pairs, falling to half of that by its fourth."""
+    return 1.0 + NEW_BONUS * 4.0 / (4.0 + b.pairs)
