@@ -158,6 +158,10 @@ def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):
     assert out.returncode == 2 and "no such ladder" in out.stderr and "Traceback" not in out.stderr
     assert ladder(db, "init", "--move-time", "fast").returncode == 2
     assert ladder(db, "init").returncode == 0
+    soon = ladder(db, "run", "--for", "soon")
+    assert soon.returncode == 2 and "--for" in soon.stderr and "Traceback" not in soon.stderr
+    idle = ladder(db, "run", "--for", "1s")  # no bots: it waits, and stops when the time is up
+    assert idle.returncode == 0 and "0 pairs played" in idle.stdout
     again = ladder(db, "init")
     assert again.returncode == 2 and "already holds a ladder" in again.stderr
     bad = ladder(db, "add", "-x", "true")

@@ -141,7 +141,7 @@ def _run_options(args: argparse.Namespace) -> Any:
 
     seconds = None
     if getattr(args, "duration", None) is not None:
-        seconds = duration_option(args.duration, "--for", "for") / 1000
+        seconds = _run_duration(args.duration) / 1000
     executor = ExecutorConfig()
     if getattr(args, "executor", None) is not None:
         executor = parse_executor(args.executor)
@@ -150,6 +150,19 @@ def _run_options(args: argparse.Namespace) -> Any:
         executor = ExecutorConfig("dask", None, workers)
     return RunOptions(pairs=getattr(args, "pairs", None) if args.action == "run" else None, seconds=seconds,
                       sandbox=args.sandbox or "auto", executor=executor, workers=workers)
+
+
+MAX_RUN_MS = 366 * 86_400_000  # a year: a course's ladder runs a semester
+
+
+def _run_duration(text: str) -> int:
+    """``run --for``: a duration of 1 ms to a year, else one line naming the option."""
+    from arena.units import DurationError, bounded_duration
+
+    try:
+        return bounded_duration(text, 1, MAX_RUN_MS)
+    except DurationError as e:
+        raise ConfigError(f"--for: {e}") from None
 
 
 def _standings(store: Any, as_json: bool) -> int:
