@@ -121,7 +121,10 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             print(lad.new_token(store, args.author))
             return 0
         if args.action == "void":
-            ids = store.void_host(args.worker)
+            from arena.store import RunLock
+
+            with RunLock(db):  # a run would wait for the voided pairs, which only the next run replays
+                ids = store.void_host(args.worker)
             lad.apply_ready(store)
             print(f"{len(ids)} pairs played on {args.worker} voided; the next run plays them again")
             return 0

@@ -239,7 +239,6 @@ def _port(binds: list[str]) -> int:
 
 async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any], db: Path, limits: Any) -> int:
     import trio
-    from hypercorn.trio import serve
 
     from arena.serve.app import build_app
     from arena.serve.rooms import RoomHall
@@ -256,12 +255,7 @@ async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any]
         try:
             nursery.start_soon(_run_until_signal, nursery)
             nursery.start_soon(hall.expire)
-            try:
-                binds = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
-                                                                      task_status=task_status))
-            except OSError as e:
-                raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-            gate.listening(_port(binds))
+            binds = await _listen(nursery, gated, gate, args)
             print(f"arena serve: {_url(binds)} (opponents: {', '.join(b.name for b in config.bots)}; "
                   f"games recorded in {db}); Ctrl-C stops", flush=True)
         except BaseException:
@@ -311,17 +305,24 @@ async def _ladder(args: argparse.Namespace) -> int:
 async def _serve_app(args: argparse.Namespace, app: Any, tasks: list[Any], what: str) -> None:
     """Serve ``app`` behind the Host check, with ``tasks`` beside it, until a signal stops it."""
     import trio
-    from hypercorn.trio import serve
 
     gated, gate = _gated(app, args)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_run_until_signal, nursery)
         for task in tasks:
             nursery.start_soon(task)
-        try:
-            binds = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
-                                                                  task_status=task_status))
-        except OSError as e:
-            raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-        gate.listening(_port(binds))
+        binds = await _listen(nursery, gated, gate, args)
         print(f"arena serve: {_url(binds)} ({what}); Ctrl-C stops", flush=True)
+
+
+async def _listen(nursery: Any, gated: Any, gate: Any, args: argparse.Namespace) -> list[str]:
+    """Start serving ``gated`` in ``nursery``; the addresses bound (the gate is told the port)."""
+    from hypercorn.trio import serve
+
+    try:
+        binds: list[str] = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
+                                                                          task_status=task_status))
+    except OSError as e:
+        raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    gate.listening(_port(binds))
+    return binds

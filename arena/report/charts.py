@@ -7,7 +7,7 @@ Each function returns ``Markup`` ready to drop into a template. Charts scale wit
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
@@ -123,18 +123,8 @@ def line_chart(
     def py(v: float) -> float:
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
-    body = []
-    for t in ticks:
-        body.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{width - right}" y2="{py(t):.1f}" stroke="{GRID}"/>'
-                    f'<text x="{left - 6}" y="{py(t) + 4:.1f}" font-size="12" text-anchor="end" fill="#555">'
-                    f'{escape(_elo(t))}</text>')
-    for t in nice_ticks(x_lo, x_hi, 6):
-        if t < x_lo or t > x_hi:
-            continue
-        body.append(f'<text x="{px(t):.1f}" y="{height - bottom + 18}" font-size="12" text-anchor="middle" '
-                    f'fill="#555">{escape(_num(t))}</text>')
-    body.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 4}" font-size="12" '
-                f'text-anchor="middle" fill="#555">matches played in the tournament</text>')
+    body = _elo_axes(ticks, py, px, x_lo, x_hi, (width, height, left, right, bottom),
+                     "matches played in the tournament")
 
     def path(ys: Sequence[float | None]) -> str:
         parts, pen = [], "M"
@@ -161,6 +151,24 @@ def line_chart(
                             f'<title>{escape(tip)}</title></circle>')
     title = f"Rating of {highlight} over the tournament" if highlight else "Ratings over the tournament"
     return _svg(width, height, title, body, "trajectory")
+
+
+def _elo_axes(ticks: Sequence[float], py: Callable[[float], float], px: Callable[[float], float], x_lo: float,
+              x_hi: float, box: tuple[int, int, int, int, int], x_label: str) -> list[str]:
+    """An Elo chart's grid and labels: a line per y tick, x tick labels, the x axis's name."""
+    width, height, left, right, bottom = box
+    body = []
+    for t in ticks:
+        body.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{width - right}" y2="{py(t):.1f}" stroke="{GRID}"/>'
+                    f'<text x="{left - 6}" y="{py(t) + 4:.1f}" font-size="12" text-anchor="end" fill="#555">'
+                    f'{escape(_elo(t))}</text>')
+    for t in nice_ticks(x_lo, x_hi, 6):
+        if x_lo <= t <= x_hi:
+            body.append(f'<text x="{px(t):.1f}" y="{height - bottom + 18}" font-size="12" text-anchor="middle" '
+                        f'fill="#555">{escape(_num(t))}</text>')
+    body.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 4}" font-size="12" '
+                f'text-anchor="middle" fill="#555">{escape(x_label)}</text>')
+    return body
 
 
 def histogram(values: Sequence[float], bins: int = 24) -> Markup | None:
@@ -250,17 +258,7 @@ def band_chart(xs: Sequence[int], ys: Sequence[float], lows: Sequence[float], hi
     def py(v: float) -> float:
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
-    body = []
-    for t in ticks:
-        body.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{width - right}" y2="{py(t):.1f}" stroke="{GRID}"/>'
-                    f'<text x="{left - 6}" y="{py(t) + 4:.1f}" font-size="12" text-anchor="end" fill="#555">'
-                    f'{escape(_elo(t))}</text>')
-    for t in nice_ticks(x_lo, x_hi, 6):
-        if x_lo <= t <= x_hi:
-            body.append(f'<text x="{px(t):.1f}" y="{height - bottom + 18}" font-size="12" text-anchor="middle" '
-                        f'fill="#555">{escape(_num(t))}</text>')
-    body.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 4}" font-size="12" '
-                f'text-anchor="middle" fill="#555">{escape(x_label)}</text>')
+    body = _elo_axes(ticks, py, px, x_lo, x_hi, (width, height, left, right, bottom), x_label)
     band = [f"{px(x):.1f},{py(h):.1f}" for x, h in zip(xs, highs, strict=True)]
     band += [f"{px(x):.1f},{py(low):.1f}" for x, low in reversed(list(zip(xs, lows, strict=True)))]
     body.append(f'<polygon class="interval" points="{" ".join(band)}" fill="{ACCENT}" opacity="0.15"/>')

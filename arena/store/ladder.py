@@ -144,6 +144,11 @@ class LadderStore(Store):
             "tournament": LADDER, "name": v.key, "command": v.command, "argv": json.dumps(list(v.argv)),
             "hash": v.fingerprint, "build_output": build_output or "", "kind": "bot"}, pk=("tournament", "name"))
 
+    def forget_version(self, key: str) -> None:
+        """A refused version's row, before the same program is checked again."""
+        with self._transaction():
+            self.db.execute("DELETE FROM ladder_versions WHERE key = ? AND status = 'refused'", [key])
+
     def record_refusal(self, name: str, author: str, command: str, reason: str) -> str:
         """A submission refused before it was a program (its build failed, its command cannot start): kept
         under a key of its own, with the reason, so its author can read why."""
@@ -236,11 +241,11 @@ class LadderStore(Store):
                                               "ORDER BY match_id", [pair_id])]
 
     def void_host(self, host: str) -> list[int]:
-        """Every finished pair a match of which ``host`` played is voided, to be played again (the ratings are
+        """Every rated pair a match of which ``host`` played is voided, to be played again (the ratings are
         rebuilt without them). The ids of the pairs voided."""
         ids = [r[0] for r in self.db.execute(
             "SELECT DISTINCT lm.pair_id FROM ladder_matches lm JOIN ladder_pairs p ON p.id = lm.pair_id "
-            "WHERE lm.host = ? AND lm.void = 0 AND p.kind != 'validation'", [host])]
+            "WHERE lm.host = ? AND lm.void = 0 AND p.kind = 'rated'", [host])]
         for pair_id in ids:
             self.void_attempt(pair_id, f"voided: played on {host}")
         if ids:

@@ -133,8 +133,7 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
             return Added(v.key, "same", f"this program is already on the ladder as {v.key} ({v.status})")
     key = version_key(name, fp)
     if store.version(key) is not None:  # refused before: this same program is checked again
-        with store._transaction():
-            store.db.execute("DELETE FROM ladder_versions WHERE key = ?", [key])
+        store.forget_version(key)
     version = LadderVersion(key, name, author, command, argv, None, build, fp, "pending", "", _now(), None, None)
     store.add_version(version)
     if build_output is not None:
@@ -161,9 +160,10 @@ def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None
     try:
         report = check_bot(shlex.join(version.argv), variants=[ladder.rules], seed=ladder.seed,
                            time_control=ladder.settings.time, sandbox=sandbox, matches=1)
-        failed = [c for c in report.checks if c.status is not Status.PASS and c.status is Status.FAIL]
+        failed = [c for c in report.checks if c.status is Status.FAIL] or [
+            c for c in report.checks if c.status is Status.NOT_REACHED]
         reason = "" if report.passed else "arena check: " + "; ".join(
-            f"{c.title}" + (f": {c.detail}" if c.detail else "") for c in (failed or report.checks[:1]))
+            f"{c.status}: {c.title}" + (f": {c.detail}" if c.detail else "") for c in failed)
     except ConfigError as e:
         reason = f"arena check: {e}"
     if not reason:
@@ -329,7 +329,7 @@ class _Run:
         store = self.store
         store.place_new_versions(store.next_seq())
         versions = [v for v in store.versions() if v.since_pair is not None]
-        replays = [p for p in store.pairs(None, "chosen") if p.kind != "validation"]
+        replays = store.pairs("rated", "chosen")  # chosen by a run that stopped, or voided since
         self.reopen = False
         config = ladder_config(self.ladder, versions, self.options.sandbox, self.options.executor,
                                self.options.workers)
@@ -440,9 +440,7 @@ def run_ladder(path: Path, options: RunOptions, log: Log = _quiet) -> int:
 def challenge(path: Path, first: str, second: str, pairs: int, options: RunOptions, log: Log = _quiet) -> list[float]:
     """Unranked pairs between two versions (or the latest versions of two names): stored, never rated.
     ``first``'s score in each."""
-    from arena.store import RunLock
-
-    with RunLock(path), LadderStore(path) as store:
+    with LadderStore(path) as store:  # no RunLock: authors challenge while the ladder runs
         ladder = open_ladder(store)
         a, b = (find_version(store, name) for name in (first, second))
         ids = [store.choose_pair(None, "challenge", a.key, b.key) for _ in range(pairs)]
