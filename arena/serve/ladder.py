@@ -23,9 +23,10 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from arena.errors import ArenaError
+from arena.game.variants import RuleSet
 from arena.report.charts import band_chart
 from arena.serve.app import CSP, _file_name, environment, file_response, same_origin, static_response
-from arena.serve.i18n import LANGS, pick_language, strings, variant_name
+from arena.serve.i18n import LANGS, pick_language, rules_sections, strings, variant_name
 from arena.serve.watch import Watcher
 from arena.store.ladder import LadderStore, data_folder
 
@@ -46,7 +47,8 @@ class LadderSite:
         self.nursery: trio.Nursery | None = None  # where admissions run; the server's, set when it starts
         with LadderStore(db) as store:
             rules, _, _ = store.ladder_settings()
-        self.variant = str(rules.get("name", "santase"))
+        self.rules = RuleSet.from_dict(rules)
+        self.variant = self.rules.name
 
     async def replays(self) -> Path:
         async with self.render_lock:
@@ -89,9 +91,12 @@ class LadderSite:
 def build_ladder_app(site: LadderSite) -> Starlette:
     env = environment()
 
-    def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        lang = pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
+    def lang_of(request: Request) -> str:
+        return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
                              request.headers.get("accept-language"))
+
+    def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        lang = lang_of(request)
         html = env.get_template(template).render(lang=lang, t=strings(lang), langs=LANGS, path=request.url.path,
                                                  variant=site.variant,
                                                  variant_label=variant_name(site.variant, lang), **values)
@@ -113,12 +118,11 @@ def build_ladder_app(site: LadderSite) -> Starlette:
             version = store.version(key)
             if version is None:
                 return page(request, "serve_message.html", 404, message="unknown",
-                            detail=strings("en")["ladder_unknown_bot"].format(name=key))
+                            detail=strings(lang_of(request))["ladder_unknown_bot"].format(name=key))
             history = store.history(key)
             recent = store.recent_matches(key)
             rating = next((r for r in standings(store) if r.key == key), None)
-        t = strings(pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
-                                  request.headers.get("accept-language")))
+        t = strings(lang_of(request))
         chart = band_chart([h.seq + 1 for h in history], [h.rating.rating for h in history],
                            [h.rating.low for h in history], [h.rating.high for h in history],
                            f"{key}: {t['ladder_history']}", t["ladder_history_axis"])
@@ -132,7 +136,7 @@ def build_ladder_app(site: LadderSite) -> Starlette:
         from arena.tournament.config import name_problem
         from arena.tournament.ladder import token_hash
 
-        t = strings(pick_language(None, request.cookies.get("lang"), request.headers.get("accept-language")))
+        t = strings(lang_of(request))
 
         def refuse(reason: str, status: int = 400) -> Response:
             return page(request, "ladder_upload.html", status, message=t["ladder_bad_upload"].format(reason=reason))
@@ -180,6 +184,13 @@ def build_ladder_app(site: LadderSite) -> Starlette:
                                 folder)
         return page(request, "ladder_upload.html", 202, message=t["ladder_received"].format(name=name))
 
+    async def rules(request: Request) -> Response:
+        if request.path_params["variant"] != site.variant:
+            return Response("not found", 404)
+        lang = lang_of(request)
+        return page(request, "serve_rules.html", sections=rules_sections(site.rules, lang),
+                    variants=[(site.variant, variant_name(site.variant, lang))])
+
     async def replay(request: Request) -> Response:
         return file_response(await site.replays(), request.path_params["path"])
 
@@ -191,6 +202,7 @@ def build_ladder_app(site: LadderSite) -> Starlette:
         Route("/bot/{key}", bot),
         Route("/upload", upload_form),
         Route("/upload", upload, methods=["POST"]),
+        Route("/rules/{variant}", rules),
         Route("/replay/{path:path}", replay),
         Route("/static/{name}", static),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
