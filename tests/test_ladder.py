@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -149,7 +150,18 @@ def test_a_new_version_retires_the_old_and_challenges_are_never_rated(tmp_path, 
     old = next(r for r in versions if not r["active"])
     assert old["pairs"] == 2  # retired after its two pairs: it keeps its rating and plays no more
     assert sum(r["pairs"] for r in rows) == 2 * 4  # the challenge is stored but not rated
-    assert len(rated_pairs(db)) == 4
+    before = rated_pairs(db)
+    assert len(before) == 4
+
+    # a machine's results voided: the ratings forget them, and the next run plays those pairs again
+    void = ladder(db, "void", "--worker", socket.gethostname())
+    assert void.returncode == 0 and "4 pairs" in void.stdout, void.stdout + void.stderr
+    assert all(r["pairs"] == 0 for r in standings(db)["standings"])
+    assert ladder(db, "run", "--pairs", "4").returncode == 0
+    after = rated_pairs(db)
+    assert [(seq, a, b) for seq, a, b, _ in after] == [(seq, a, b) for seq, a, b, _ in before]
+    with sqlite3.connect(db) as conn:
+        assert {a for (a,) in conn.execute("SELECT attempt FROM ladder_pairs WHERE kind = 'rated'")} == {1}
 
 
 def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):

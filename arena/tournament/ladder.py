@@ -403,10 +403,10 @@ class _Run:
                     todo.append(spec)
             await run_matches(todo, executor, 1, None, lambda spec, rec: store.save(rec))
             outcomes = [store.match_done(spec.match_id) for spec in specs]
-            lag = max(o[2] for o in outcomes if o is not None)
-            timeouts = [kind for spec in specs for kind, _ in store.match_terminations_kinds(spec.match_id)
-                        if kind == "timeout"]
-            if timeouts and lag > LATE_MS and pair.attempt + 1 < MAX_ATTEMPTS:
+            # the lag of a match in which a bot timed out (each match's own: the other may have been late)
+            lag = max((o[2] for spec, o in zip(specs, outcomes, strict=True) if o is not None and any(
+                kind == "timeout" for kind, _ in store.match_terminations_kinds(spec.match_id))), default=0.0)
+            if lag > LATE_MS and pair.attempt + 1 < MAX_ATTEMPTS:
                 store.void_attempt(pair.id, f"timeout while the referee was {lag:.0f} ms late")
                 self.log(f"pair {number}: a timeout while the referee was {lag:.0f} ms late; played again")
                 pair = store.pair(pair.id)
