@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.stats import Entrant, PairResult, Result, expected_score, ladder_ratings, next_pair, ratings
-from arena.stats.ladder import PROVISIONAL_HALF_WIDTH, LadderState, prior
+from arena.stats.ladder import PROVISIONAL_HALF_WIDTH, LadderState, choose_pair, prior, replay
 
 
 def play(rng: random.Random, truth: dict[str, float], first: str, second: str) -> PairResult:
@@ -21,15 +21,27 @@ def play(rng: random.Random, truth: dict[str, float], first: str, second: str) -
 
 def simulate(truth: dict[str, float], pairs: int, seed: int, results: list[PairResult] | None = None,
              entrants: list[Entrant] | None = None) -> tuple[list[Entrant], list[PairResult]]:
-    """``pairs`` more pairs chosen by next_pair; every bot its own program, all active."""
+    """``pairs`` more pairs chosen as next_pair chooses them (from beliefs kept as the pairs are applied,
+    rather than replayed for each pair); every bot its own program, all active by default."""
     rng = random.Random(seed)
     entrants = entrants or [Entrant(key, key, True) for key in truth]
     results = list(results or [])
+    state = replay(entrants, results)
     for _ in range(pairs):
-        pair = next_pair(entrants, results, rng)
+        pair = choose_pair(entrants, state.beliefs, state.played, rng)
         assert pair is not None
         results.append(play(rng, truth, *pair))
+        state.apply(results[-1])
     return entrants, results
+
+
+def test_next_pair_is_the_choice_from_the_kept_beliefs():
+    truth = {f"b{i}": 90.0 * i for i in range(5)}
+    entrants, results = simulate(truth, 40, seed=11)
+    state = replay(entrants, results)
+    for seed in range(5):
+        assert next_pair(entrants, results, random.Random(seed)) == choose_pair(
+            entrants, state.beliefs, state.played, random.Random(seed))
 
 
 def by_key(entrants, results) -> dict:
@@ -215,6 +227,14 @@ def test_intervals_narrow_as_a_version_plays():
 def test_bad_results_are_named(results, message):
     with pytest.raises(ValueError, match=message):
         ladder_ratings([Entrant("a", "a", True), Entrant("b", "b", True)], results)
+
+
+def test_a_kept_state_refuses_a_bad_pair_and_stays_as_it_was():
+    state = LadderState(["a", "b"])
+    for bad in (PairResult("a", "a", 1.0), PairResult("a", "b", 2.5), PairResult("a", "b", float("nan"))):
+        with pytest.raises(ValueError, match="cannot play itself|not one of"):
+            state.apply(bad)
+    assert state.beliefs == {"a": prior(), "b": prior()} and not state.played
 
 
 def test_an_entrant_listed_twice_is_named():

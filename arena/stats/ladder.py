@@ -35,8 +35,8 @@ from arena.stats.ratings import ELO_PER_NAT
 Z95 = 1.959963984540054
 #: Prior standard deviation of a new version's rating, in Elo: bots written for one game range over
 #: about a thousand Elo (a random player to a search bot), so a new one is anywhere within about ±800.
-#: In bench/ladder_sim.py, 400 predicted held-back matches as well as 300 on a field of 0..800 Elo and
-#: better on 0..1200; 300 shrank a field of 0..2400 until its intervals missed two thirds of the truth.
+#: In bench/ladder_sim.py's prediction test (docs/STATISTICS.md, "Prior, intervals, provisional"), 400 is
+#: within 0.01 of the best log loss on fields of 0..800 and 0..1200 Elo; a field of 0..2400 wants 800.
 PRIOR_SD = 400.0
 #: A rating is provisional until its 95% interval's half width is under this (in Elo). 100 Elo is the
 #: difference at which the better bot scores 64%: below it the rating places a bot within its class. A new
@@ -46,7 +46,8 @@ PROVISIONAL_HALF_WIDTH = 100.0
 NEW_BONUS = 1.0
 #: A pairing played n times before has its gain divided by 1 + REPEAT_DISCOUNT * n, so a bot meets several
 #: neighbours over time rather than one (robust to bots that are not transitive). It is kept mild: in
-#: bench/ladder_sim.py a discount of 0.25 sent a new bot to distant opponents and tripled its placement time.
+#: bench/ladder_sim.py (with the first design's one-pair update) a discount of 0.25 sent a new bot to
+#: distant opponents and tripled its placement time.
 REPEAT_DISCOUNT = 0.05
 
 
@@ -140,7 +141,13 @@ class LadderState:
             self._totals[key] = {}
 
     def apply(self, result: PairResult) -> None:
-        """Refit ``result``'s two participants (first, then second against first's new belief)."""
+        """Refit ``result``'s two participants (first, then second against first's new belief).
+
+        ValueError, changing nothing, for a version against itself or a score not in 0, 0.5, ..., 2.
+        """
+        problem = _problem(result)
+        if problem:
+            raise ValueError(f"pair result {result!r}: {problem}")
         for key, opponent, score in ((result.first, result.second, result.score),
                                      (result.second, result.first, 2.0 - result.score)):
             self.add(key)
@@ -157,24 +164,23 @@ class LadderState:
         the log-likelihood is s log p + (2n - s) log(1 - p), p = sigmoid(k_j (x - m_j)).
         """
         old = self.beliefs[key]
-        terms = [(_spread(self.beliefs[o].variance), self.beliefs[o].mean, n, s)
+        terms = [(_spread(self.beliefs[o].variance), self.beliefs[o].mean, 2.0 * n, s)
                  for o, (n, s) in self._totals[key].items()]
-        x = old.mean
+        x, precision = old.mean, 1.0 / self.prior.variance
         for _ in range(100):
-            gradient = -(x - self.prior.mean) / self.prior.variance
-            curvature = 1.0 / self.prior.variance
-            for k, m, n, s in terms:
+            gradient, curvature = (self.prior.mean - x) * precision, precision
+            for k, m, matches, s in terms:
                 p = _sigmoid(k * (x - m))
-                gradient += k * (s - 2.0 * n * p)
-                curvature += 2.0 * n * k * k * p * (1.0 - p)
+                gradient += k * (s - matches * p)
+                curvature += matches * k * k * p * (1.0 - p)
             step = max(-2.0, min(2.0, gradient / curvature))  # at most 2 nats (350 Elo) a step
             x += step
-            if abs(step) < 1e-10:
+            if abs(step) < 1e-9:  # 2e-7 Elo; the curvature below is at the final x
                 break
-        curvature = 1.0 / self.prior.variance
-        for k, m, n, _ in terms:
+        curvature = precision
+        for k, m, matches, _ in terms:
             p = _sigmoid(k * (x - m))
-            curvature += 2.0 * n * k * k * p * (1.0 - p)
+            curvature += matches * k * k * p * (1.0 - p)
         self.beliefs[key] = Belief(x, 1.0 / curvature, old.pairs + 1)
 
     def copy(self) -> LadderState:
@@ -194,10 +200,18 @@ def _check(entrants: Sequence[Entrant], results: Sequence[PairResult]) -> None:
         for key in (r.first, r.second):
             if key not in keys:
                 raise ValueError(f"pair result #{n} names {key!r}, which is not an entrant")
-        if r.first == r.second:
-            raise ValueError(f"pair result #{n}: {r.first!r} cannot play itself")
-        if not (isinstance(r.score, int | float) and 0.0 <= r.score <= 2.0 and (r.score * 2).is_integer()):
-            raise ValueError(f"pair result #{n}: score {r.score!r} is not one of 0, 0.5, 1, 1.5, 2")
+        problem = _problem(r)
+        if problem:
+            raise ValueError(f"pair result #{n}: {problem}")
+
+
+def _problem(r: PairResult) -> str | None:
+    """What is wrong with one pair result by itself, or None."""
+    if r.first == r.second:
+        return f"{r.first!r} cannot play itself"
+    if not (isinstance(r.score, int | float) and 0.0 <= r.score <= 2.0 and float(r.score * 2).is_integer()):
+        return f"score {r.score!r} is not one of 0, 0.5, 1, 1.5, 2"
+    return None
 
 
 def replay(entrants: Sequence[Entrant], results: Sequence[PairResult], *, prior_mean: float = 0.0,
