@@ -35,7 +35,15 @@ from arena.referee.policy import ViolationPolicy
 from arena.referee.process import Limits
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.seeds import derive_seed
-from arena.stats.ladder import Entrant, LadderRating, PairResult, ladder_ratings, next_pair
+from arena.stats.ladder import (
+    Entrant,
+    LadderRating,
+    LadderState,
+    PairResult,
+    choose_pair,
+    ladder_ratings,
+    ratings_from,
+)
 from arena.store.ladder import LADDER, LadderPair, LadderStore, LadderVersion
 from arena.store.store import _now
 from arena.tournament.config import BotConfig, ExecutorConfig, TournamentConfig, name_problem
@@ -227,11 +235,32 @@ def standings(store: LadderStore) -> list[LadderRating]:
     return ladder_ratings(entrants, rated_results(applied, upto))
 
 
-def apply_ready(store: LadderStore) -> list[int]:
+class Cursor:
+    """The ratings' state over the rated results in seq order, moved forward only: a run keeps one for the
+    choices and one for the history, so each pair costs one update, not a replay of the ladder's past."""
+
+    def __init__(self) -> None:
+        self.state = LadderState()
+        self.applied = 0  # results applied: those of seqs 0 .. applied - 1
+
+    def upto(self, pairs: Sequence[LadderPair], seq: int, entrants: Sequence[Entrant]) -> LadderState:
+        """The state after the results of seqs below ``seq`` (all finished), with every entrant in it."""
+        results = rated_results(pairs, seq)
+        assert len(results) >= self.applied, "a cursor only moves forward"
+        for r in results[self.applied:]:
+            self.state.apply(r)
+        self.applied = len(results)
+        for e in entrants:
+            self.state.add(e.key)
+        return self.state
+
+
+def apply_ready(store: LadderStore, cursor: Cursor | None = None) -> list[int]:
     """Apply, in seq order, every finished rated pair whose predecessors are all applied: its two versions'
-    ratings join the history. The seqs applied."""
+    ratings join the history. The seqs applied. ``cursor``: the run's, at the history's end."""
     pairs = store.pairs("rated")
     versions = store.versions()
+    cursor = cursor or Cursor()
     done: list[int] = []
     points: list[tuple[int, LadderRating]] = []
     for i, p in enumerate(pairs):
@@ -240,7 +269,8 @@ def apply_ready(store: LadderStore) -> list[int]:
             continue
         if p.status != "done" or any(q.status != "done" for q in pairs[:i]):
             break
-        ratings = ladder_ratings(entrants_at(versions, p.seq + 1), rated_results(pairs, p.seq + 1))
+        entrants = entrants_at(versions, p.seq + 1)
+        ratings = ratings_from(entrants, cursor.upto(pairs, p.seq + 1, entrants).beliefs)
         points += [(p.seq, r) for r in ratings if r.key in (p.first, p.second)]
         done.append(p.id)
     if done:
@@ -317,6 +347,8 @@ class _Run:
         self.host = host_name(options.executor)
         self.reopen = False
         self.played = 0
+        self.for_choices = Cursor()  # results of pairs 0 .. k - W, for choosing pair k
+        self.for_history: Cursor | None = None  # the applied results, from the first application on
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
@@ -378,7 +410,9 @@ class _Run:
                 if all(p.status == "done" for p in pairs if p.seq is not None and p.seq <= seq - self.window):
                     versions = self.store.versions()
                     rng = random.Random(derive_seed(self.ladder.seed, "ladder", "choose", seq))
-                    pick = next_pair(entrants_at(versions, seq), rated_results(pairs, seq - self.window + 1), rng)
+                    entrants = entrants_at(versions, seq)
+                    state = self.for_choices.upto(pairs, max(0, seq - self.window + 1), entrants)
+                    pick = choose_pair(entrants, state.beliefs, state.played, rng)
                     if pick is not None:
                         pair_id = self.store.choose_pair(seq, "rated", *pick)
                         return self.store.pair(pair_id)
@@ -417,7 +451,11 @@ class _Run:
             self.played += 1
             self.log(f"{pair.kind} pair {number}: {pair.first} {score:g}-{2 - score:g} {pair.second}")
             if pair.kind == "rated":
-                for seq in apply_ready(store):
+                if self.for_history is None:  # the pairs applied before this run, once
+                    self.for_history = Cursor()
+                    applied = [p for p in store.pairs("rated") if p.applied]
+                    self.for_history.upto(applied, len(applied), [])
+                for seq in apply_ready(store, self.for_history):
                     self.log(f"pair {seq} applied")
             self.changed.set()
             self.changed = trio.Event()
