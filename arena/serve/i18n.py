@@ -47,6 +47,8 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_bad_token": "That upload token is not valid; ask the organiser for one.",
         "ladder_bad_upload": "The submission was refused: {reason}",
         "ladder_unknown_bot": "There is no bot {name} on this ladder.",
+        "ladder_flagged": "Flagged: matches played on {host} end in a crash or timeout far more often than "
+                          "elsewhere; the organiser may void them.",
         "site": "arena · play",
         "home_title": "Play Santase in your browser",
         "home_intro": "No download: pick an opponent and press Quick Play, or create a room and share its code "
@@ -235,6 +237,8 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_bad_token": "Този ключ за подаване не е валиден; поискайте ключ от организатора.",
         "ladder_bad_upload": "Подаването е отказано: {reason}",
         "ladder_unknown_bot": "В тази класация няма бот {name}.",
+        "ladder_flagged": "Внимание: мачовете, играни на {host}, завършват със срив или просрочване много по-често "
+                          "от другаде; организаторът може да ги анулира.",
         "site": "арена · игра",
         "home_title": "Играйте сантасе в браузъра",
         "home_intro": "Без изтегляне: изберете противник и натиснете „Бърза игра“ или създайте стая и "

@@ -58,8 +58,8 @@ class LadderSite:
                 self.rendered = stamp
         return self.watcher.out
 
-    def board(self) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-        from arena.tournament.ladder import standings
+    def board(self) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[str]]:
+        from arena.tournament.ladder import flagged_hosts, standings
 
         with LadderStore(self.db) as store:
             versions = {v.key: v for v in store.versions()}
@@ -68,7 +68,8 @@ class LadderSite:
                     for r in standings(store)]
             waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
                        if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
-        return rows, waiting
+            flagged = flagged_hosts(store)
+        return rows, waiting, flagged
 
     def admit_in_background(self, name: str, command: str, build: str | None, author: str, folder: Path) -> None:
         """Register and admit a version as `arena ladder DB add` does (in a worker thread: it takes seconds)."""
@@ -107,8 +108,8 @@ def build_ladder_app(site: LadderSite) -> Starlette:
         return response
 
     async def board(request: Request) -> Response:
-        rows, waiting = await trio.to_thread.run_sync(site.board)
-        return page(request, "ladder_board.html", rows=rows, waiting=waiting)
+        rows, waiting, flagged = await trio.to_thread.run_sync(site.board)
+        return page(request, "ladder_board.html", rows=rows, waiting=waiting, flagged=flagged)
 
     async def bot(request: Request) -> Response:
         from arena.tournament.ladder import standings
