@@ -346,6 +346,7 @@ class _Run:
         self.changed = trio.Event()  # set (and replaced) when a pair finishes
         self.host = host_name(options.executor)
         self.reopen = False
+        self.said_waiting = False
         self.played = 0
         self.for_choices = Cursor()  # results of pairs 0 .. k - W, for choosing pair k
         self.for_history: Cursor | None = None  # the applied results, from the first application on
@@ -416,8 +417,9 @@ class _Run:
                     if pick is not None:
                         pair_id = self.store.choose_pair(seq, "rated", *pick)
                         return self.store.pair(pair_id)
-                    if self.options.pairs is None and self.deadline is None and not pairs:
+                    if not self.said_waiting:
                         self.log("waiting for a second admitted bot (arena ladder DB add ...)")
+                        self.said_waiting = True
                     with trio.move_on_after(self.options.poll_s):  # new versions arrive from other processes
                         await self.changed.wait()
                 else:
