@@ -50,13 +50,13 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     # Each subcommand's module imports trio and the referee only when its command runs, so building the
     # parser (and `arena rules`) stays light.
-    from arena.cli import check, export, match, new, play, replay, report, rules, run, serve, transcript
+    from arena.cli import check, export, ladder, match, new, play, replay, report, rules, run, serve, transcript
 
     p = _Parser(prog="arena", description="Tournaments for Santase / Sixty-Six / Schnapsen bots.",
                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=_Parser)
-    for command in (new, check, play, match, run, report, export, replay, transcript, rules, serve):
+    for command in (new, check, play, match, run, ladder, report, export, replay, transcript, rules, serve):
         command.add_parser(sub, _COMMANDS)
     return p
 

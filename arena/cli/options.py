@@ -53,6 +53,8 @@ def int_option(option: str, maximum: int | None = None) -> Callable[[str], int]:
             "--seed": (0, c.SEED_LIMIT - 1, f"{c.SEED_LIMIT - 1} (2**63 - 1)"),
             "--concurrency": (1, c.MAX_CONCURRENCY, ""),
             "--workers": (1, c.MAX_WORKERS, ""),
+            "--pairs": (1, c.MAX_MATCHES, ""),
+            "--pairs-in-flight": (1, c.MAX_CONCURRENCY, ""),
         }[option]
         hi = hi if maximum is None else min(hi, maximum)
         expected = f"an integer from {lo} to {shown_hi or hi}"

@@ -70,6 +70,8 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                    "current directory)")
     p.add_argument("--watch", type=Path, metavar="DB", default=None,
                    help="serve the report of this tournament database instead, with live standings")
+    p.add_argument("--ladder", type=Path, metavar="DB", default=None,
+                   help="serve this ladder (arena ladder): its leaderboard, each bot's history and an upload form")
     p.add_argument("--variant", default=None, help="the variant offered first (default: CONFIG's, else santase)")
     add_set_option(p)
     p.add_argument("--seed", type=_bounded(0, 2**31 - 1), default=None,
@@ -153,6 +155,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from arena.serve.hosts import parse_allowed
 
     args.allowed = parse_allowed(args.allowed_host)
+    if args.ladder is not None:
+        if args.config is not None or args.db is not None or args.watch is not None:
+            raise ConfigError("--ladder DB serves a ladder: give it without CONFIG, --db and --watch")
+        if not args.ladder.is_file():
+            raise ConfigError(f"--ladder: {args.ladder}: no such ladder (make one with `arena ladder DB init`)")
+        _check_listen(args.host, args.port)
+        return _unwrapped(trio.run, _ladder, args)
     if args.watch is not None:
         if args.config is not None or args.db is not None:
             raise ConfigError("--watch DB serves a tournament's report: give it without CONFIG and --db")
@@ -230,7 +239,6 @@ def _port(binds: list[str]) -> int:
 
 async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any], db: Path, limits: Any) -> int:
     import trio
-    from hypercorn.trio import serve
 
     from arena.serve.app import build_app
     from arena.serve.rooms import RoomHall
@@ -247,12 +255,7 @@ async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any]
         try:
             nursery.start_soon(_run_until_signal, nursery)
             nursery.start_soon(hall.expire)
-            try:
-                binds = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
-                                                                      task_status=task_status))
-            except OSError as e:
-                raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-            gate.listening(_port(binds))
+            binds = await _listen(nursery, gated, gate, args)
             print(f"arena serve: {_url(binds)} (opponents: {', '.join(b.name for b in config.bots)}; "
                   f"games recorded in {db}); Ctrl-C stops", flush=True)
         except BaseException:
@@ -264,26 +267,62 @@ async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any]
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    import trio
-    from hypercorn.trio import serve
-
     from arena.serve.watch import Watcher, build_watch_app
 
     watcher = Watcher(args.watch.absolute())
     try:
         await watcher.first()
-        gated, gate = _gated(build_watch_app(watcher), args)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_run_until_signal, nursery)
-            nursery.start_soon(watcher.follow)
-            try:
-                binds = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
-                                                                      task_status=task_status))
-            except OSError as e:
-                raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-            gate.listening(_port(binds))
-            print(f"arena serve: {_url(binds)} (the report of {args.watch}, live); Ctrl-C stops", flush=True)
+        await _serve_app(args, build_watch_app(watcher), [watcher.follow], f"the report of {args.watch}, live")
     finally:
         watcher.close()
     print("arena serve: stopped", file=sys.stderr)
     return 0
+
+
+async def _ladder(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.serve.ladder import LadderSite, build_ladder_app
+    from arena.store.ladder import LadderStore
+
+    with LadderStore(args.ladder) as store:
+        store.ladder_settings()  # not a ladder: one line, before the server starts
+    site = LadderSite(args.ladder.absolute(), args.sandbox)
+
+    async def admissions(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            site.nursery = nursery
+            await trio.sleep_forever()
+
+    try:
+        await _serve_app(args, build_ladder_app(site), [admissions], f"the ladder {args.ladder}")
+    finally:
+        site.close()
+    print("arena serve: stopped", file=sys.stderr)
+    return 0
+
+
+async def _serve_app(args: argparse.Namespace, app: Any, tasks: list[Any], what: str) -> None:
+    """Serve ``app`` behind the Host check, with ``tasks`` beside it, until a signal stops it."""
+    import trio
+
+    gated, gate = _gated(app, args)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_run_until_signal, nursery)
+        for task in tasks:
+            nursery.start_soon(task)
+        binds = await _listen(nursery, gated, gate, args)
+        print(f"arena serve: {_url(binds)} ({what}); Ctrl-C stops", flush=True)
+
+
+async def _listen(nursery: Any, gated: Any, gate: Any, args: argparse.Namespace) -> list[str]:
+    """Start serving ``gated`` in ``nursery``; the addresses bound (the gate is told the port)."""
+    from hypercorn.trio import serve
+
+    try:
+        binds: list[str] = await nursery.start(lambda task_status: serve(cast(Any, gated), _hypercorn_config(args),
+                                                                          task_status=task_status))
+    except OSError as e:
+        raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    gate.listening(_port(binds))
+    return binds

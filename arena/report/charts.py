@@ -7,7 +7,7 @@ Each function returns ``Markup`` ready to drop into a template. Charts scale wit
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
@@ -123,18 +123,8 @@ def line_chart(
     def py(v: float) -> float:
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
-    body = []
-    for t in ticks:
-        body.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{width - right}" y2="{py(t):.1f}" stroke="{GRID}"/>'
-                    f'<text x="{left - 6}" y="{py(t) + 4:.1f}" font-size="12" text-anchor="end" fill="#555">'
-                    f'{escape(_elo(t))}</text>')
-    for t in nice_ticks(x_lo, x_hi, 6):
-        if t < x_lo or t > x_hi:
-            continue
-        body.append(f'<text x="{px(t):.1f}" y="{height - bottom + 18}" font-size="12" text-anchor="middle" '
-                    f'fill="#555">{escape(_num(t))}</text>')
-    body.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 4}" font-size="12" '
-                f'text-anchor="middle" fill="#555">matches played in the tournament</text>')
+    body = _elo_axes(ticks, py, px, x_lo, x_hi, (width, height, left, right, bottom),
+                     "matches played in the tournament")
 
     def path(ys: Sequence[float | None]) -> str:
         parts, pen = [], "M"
@@ -161,6 +151,24 @@ def line_chart(
                             f'<title>{escape(tip)}</title></circle>')
     title = f"Rating of {highlight} over the tournament" if highlight else "Ratings over the tournament"
     return _svg(width, height, title, body, "trajectory")
+
+
+def _elo_axes(ticks: Sequence[float], py: Callable[[float], float], px: Callable[[float], float], x_lo: float,
+              x_hi: float, box: tuple[int, int, int, int, int], x_label: str) -> list[str]:
+    """An Elo chart's grid and labels: a line per y tick, x tick labels, the x axis's name."""
+    width, height, left, right, bottom = box
+    body = []
+    for t in ticks:
+        body.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{width - right}" y2="{py(t):.1f}" stroke="{GRID}"/>'
+                    f'<text x="{left - 6}" y="{py(t) + 4:.1f}" font-size="12" text-anchor="end" fill="#555">'
+                    f'{escape(_elo(t))}</text>')
+    for t in nice_ticks(x_lo, x_hi, 6):
+        if x_lo <= t <= x_hi:
+            body.append(f'<text x="{px(t):.1f}" y="{height - bottom + 18}" font-size="12" text-anchor="middle" '
+                        f'fill="#555">{escape(_num(t))}</text>')
+    body.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 4}" font-size="12" '
+                f'text-anchor="middle" fill="#555">{escape(x_label)}</text>')
+    return body
 
 
 def histogram(values: Sequence[float], bins: int = 24) -> Markup | None:
@@ -230,3 +238,35 @@ def _ms(v: float) -> str:
     if v >= 1000:
         return f"{v / 1000:.3g} s"
     return f"{v:.3g} ms"
+
+
+def band_chart(xs: Sequence[int], ys: Sequence[float], lows: Sequence[float], highs: Sequence[float],
+               title: str, x_label: str) -> Markup | None:
+    """One line with its 95% interval as a shaded band: a ladder bot's rating after each of its pairs."""
+    if not xs:
+        return None
+    width, height, left, right, top, bottom = 720, 260, 56, 20, 14, 40
+    ticks = nice_ticks(min(lows), max(highs), 5, cover=True)
+    lo, hi = ticks[0], ticks[-1]
+    if hi - lo < 1e-9:
+        lo, hi = lo - 1, hi + 1
+    x_lo, x_hi = min(xs), max(max(xs), min(xs) + 1)
+
+    def px(v: float) -> float:
+        return left + (v - x_lo) / (x_hi - x_lo) * (width - left - right)
+
+    def py(v: float) -> float:
+        return top + (hi - v) / (hi - lo) * (height - top - bottom)
+
+    body = _elo_axes(ticks, py, px, x_lo, x_hi, (width, height, left, right, bottom), x_label)
+    band = [f"{px(x):.1f},{py(h):.1f}" for x, h in zip(xs, highs, strict=True)]
+    band += [f"{px(x):.1f},{py(low):.1f}" for x, low in reversed(list(zip(xs, lows, strict=True)))]
+    body.append(f'<polygon class="interval" points="{" ".join(band)}" fill="{ACCENT}" opacity="0.15"/>')
+    line = " ".join(f"{'M' if i == 0 else 'L'}{px(x):.1f},{py(y):.1f}"
+                    for i, (x, y) in enumerate(zip(xs, ys, strict=True)))
+    body.append(f'<path class="rating" d="{line}" fill="none" stroke="{ACCENT}" stroke-width="2.5"/>')
+    for x, y, low, h in zip(xs, ys, lows, highs, strict=True):
+        tip = f"{_num(x)}: {_elo(y)} ({_elo(low)} to {_elo(h)})"
+        body.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2.5" fill="{ACCENT}"><title>{escape(tip)}</title>'
+                    '</circle>')
+    return _svg(width, height, title, body, "history")

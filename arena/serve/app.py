@@ -134,6 +134,15 @@ def file_response(folder: Path, path: str) -> Response:
     return Response(target.read_bytes(), media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
+def static_response(name: str) -> Response:
+    """One of the pages' stylesheets and scripts (STATIC), or 404."""
+    path = STATIC.get(name)
+    if path is None:
+        return Response("not found", 404)
+    kind = "text/css" if path.suffix == ".css" else "text/javascript"
+    return Response(path.read_bytes(), media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+
 class ServeApp:
     """The routes of `arena serve`, each a method over the one room hall (`starlette` lists them): a page
     renders a template of arena/serve/templates through `page`, a form posts through `posted`, and a room's
@@ -266,11 +275,7 @@ class ServeApp:
                     sections=rules_sections(self.hall.variants[variant], lang), variants=self.variants_for(lang))
 
     async def static(self, request: Request) -> Response:
-        path = STATIC.get(request.path_params["name"])
-        if path is None:
-            return Response("not found", 404)
-        kind = "text/css" if path.suffix == ".css" else "text/javascript"
-        return Response(path.read_bytes(), media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        return static_response(request.path_params["name"])
 
     async def replay(self, request: Request) -> Response:
         variant = request.path_params["variant"]

@@ -14,6 +14,41 @@ DEFAULT_LANG = "en"
 
 _STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "ladder_title": "Ladder: {variant}",
+        "ladder_intro": "Bots submitted at any time, placed within a few pairs and rated continuously. A rating "
+                        "marked ? is provisional: its 95% interval is still wide.",
+        "ladder_rank": "Rank",
+        "ladder_ranks": "Could be",
+        "ladder_bot": "Bot",
+        "ladder_version": "Version",
+        "ladder_rating": "Rating",
+        "ladder_interval": "95% interval",
+        "ladder_pairs": "Pairs",
+        "ladder_author": "Author",
+        "ladder_retired": "retired",
+        "ladder_not_rated": "Not rated",
+        "ladder_history": "Rating after each pair",
+        "ladder_history_axis": "rated pairs of the ladder",
+        "ladder_recent": "Recent matches",
+        "ladder_replay": "replay",
+        "ladder_challenge": "challenge",
+        "ladder_upload": "Submit a bot",
+        "ladder_upload_intro": "Give a name, and a command line or the bot's files (or both: the command runs "
+                               "in the folder of the files). A new program under a known name is its next "
+                               "version. It is checked (arena check and a pair against itself) before it plays.",
+        "ladder_name": "Name",
+        "ladder_command": "Command line",
+        "ladder_files": "Files",
+        "ladder_build": "Build command (optional)",
+        "ladder_token": "Upload token",
+        "ladder_submit": "Submit",
+        "ladder_received": "Received {name}: it is being checked; the leaderboard lists it once it is admitted, "
+                           "or says why not.",
+        "ladder_bad_token": "That upload token is not valid; ask the organiser for one.",
+        "ladder_bad_upload": "The submission was refused: {reason}",
+        "ladder_unknown_bot": "There is no bot {name} on this ladder.",
+        "ladder_flagged": "Flagged: matches played on {host} end in a crash or timeout far more often than "
+                          "elsewhere; the organiser may void them.",
         "site": "arena · play",
         "home_title": "Play Santase in your browser",
         "home_intro": "No download: pick an opponent and press Quick Play, or create a room and share its code "
@@ -169,6 +204,41 @@ _STRINGS: dict[str, dict[str, str]] = {
         "watch_live": "Live: the standings update as matches finish.",
     },
     "bg": {
+        "ladder_title": "Класация: {variant}",
+        "ladder_intro": "Ботове, подадени по всяко време, класирани след няколко двойки и оценявани непрекъснато. "
+                        "Рейтинг с ? е временен: 95% интервалът му още е широк.",
+        "ladder_rank": "Място",
+        "ladder_ranks": "Може да е",
+        "ladder_bot": "Бот",
+        "ladder_version": "Версия",
+        "ladder_rating": "Рейтинг",
+        "ladder_interval": "95% интервал",
+        "ladder_pairs": "Двойки",
+        "ladder_author": "Автор",
+        "ladder_retired": "оттеглен",
+        "ladder_not_rated": "Без рейтинг",
+        "ladder_history": "Рейтинг след всяка двойка",
+        "ladder_history_axis": "оценени двойки в класацията",
+        "ladder_recent": "Последни мачове",
+        "ladder_replay": "запис",
+        "ladder_challenge": "предизвикателство",
+        "ladder_upload": "Подайте бот",
+        "ladder_upload_intro": "Дайте име и команден ред или файловете на бота (или и двете: командата се "
+                               "изпълнява в папката на файловете). Нова програма под познато име е следващата "
+                               "му версия. Проверява се (arena check и двойка срещу себе си), преди да играе.",
+        "ladder_name": "Име",
+        "ladder_command": "Команден ред",
+        "ladder_files": "Файлове",
+        "ladder_build": "Команда за компилиране (по избор)",
+        "ladder_token": "Ключ за подаване",
+        "ladder_submit": "Подай",
+        "ladder_received": "Получихме {name}: проверява се; класацията ще го покаже, когато бъде допуснат, "
+                           "или ще каже защо не е.",
+        "ladder_bad_token": "Този ключ за подаване не е валиден; поискайте ключ от организатора.",
+        "ladder_bad_upload": "Подаването е отказано: {reason}",
+        "ladder_unknown_bot": "В тази класация няма бот {name}.",
+        "ladder_flagged": "Внимание: мачовете, играни на {host}, завършват със срив или просрочване много по-често "
+                          "от другаде; организаторът може да ги анулира.",
         "site": "арена · игра",
         "home_title": "Играйте сантасе в браузъра",
         "home_intro": "Без изтегляне: изберете противник и натиснете „Бърза игра“ или създайте стая и "

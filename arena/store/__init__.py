@@ -5,7 +5,8 @@ Modules: store (`Store`, a context manager: ``with Store(path) as store:``), row
 return: StoredMatch, StoredDeal, ...), codec (how transcripts, stderr, think times and deals are written into
 their columns: compression and the marks of rebuilt lines), migrations (the schema's versions and the
 conversions of older databases), facts (`record_facts`: a record's `MatchRecord.facts()`, under the name the
-store's callers know; and a match's luck, `record_luck`), lock (`RunLock`: one `arena run` per database;
+store's callers know; and a match's luck, `record_luck`), ladder (`LadderStore`: the ladder's tables:
+versions, pairs, hosts, rating history, tokens), lock (`RunLock`: one `arena run` per database;
 `fresh_files`: what `--fresh` may delete) and errors (`OtherResults`, `DiskFull`)."""
 
 from arena.store.errors import DiskFull, OtherResults, is_disk_full

@@ -181,11 +181,32 @@ def _m004_rebuilt_lines(db: sqlite_utils.Database) -> None:
         for match_id, idx, deck, actions in conn.execute("SELECT match_id, idx, deck, actions FROM deals").fetchall()])
 
 
+def _m005_ladder(db: sqlite_utils.Database) -> None:
+    """The ladder's own tables (`arena ladder`, docs/LADDER.md); its matches are rows of ``matches``."""
+    for sql in (
+        "CREATE TABLE ladder_versions (key TEXT PRIMARY KEY, program TEXT NOT NULL, author TEXT, command TEXT, "
+        "argv TEXT, cwd TEXT, build TEXT, fingerprint TEXT, status TEXT NOT NULL, reason TEXT, added_at TEXT, "
+        "decided_at TEXT, since_pair INTEGER, until_pair INTEGER)",
+        "CREATE TABLE ladder_pairs (id INTEGER PRIMARY KEY, seq INTEGER UNIQUE, kind TEXT NOT NULL, "
+        "first TEXT NOT NULL, second TEXT NOT NULL, attempt INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
+        "score REAL, applied INTEGER NOT NULL DEFAULT 0, void_reason TEXT, chosen_at TEXT, finished_at TEXT)",
+        "CREATE TABLE ladder_matches (match_id TEXT PRIMARY KEY REFERENCES matches(id), "
+        "pair_id INTEGER NOT NULL REFERENCES ladder_pairs(id), host TEXT, void INTEGER NOT NULL DEFAULT 0)",
+        "CREATE INDEX ladder_matches_pair ON ladder_matches (pair_id)",
+        "CREATE TABLE ladder_history (seq INTEGER, key TEXT, rating REAL, low REAL, high REAL, rank INTEGER, "
+        "rank_low INTEGER, rank_high INTEGER, provisional INTEGER, pairs INTEGER, PRIMARY KEY (key, seq)) "
+        "WITHOUT ROWID",
+        "CREATE TABLE ladder_tokens (hash TEXT PRIMARY KEY, author TEXT NOT NULL, created_at TEXT)",
+    ):
+        db.conn.execute(sql)
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_compact", _m002_compact),
     ("003_bot_kind", _m003_bot_kind),
     ("004_rebuilt_lines", _m004_rebuilt_lines),
+    ("005_ladder", _m005_ladder),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

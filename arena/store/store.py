@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import sqlite_utils
 
@@ -169,7 +169,7 @@ class Store:
         self.db.conn.close()
         self._remove_copy()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:  # a subclass (the ladder's LadderStore) gets its own type back
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,6 +1,7 @@
 """Tournaments: a YAML config, its schedule, builds and provenance (the runner lives here too; the database is
 arena.store). ``schedule`` pairs round robins and gauntlets up front; ``swiss`` pairs a Swiss a round at a
-time from the stored results, with the FIDE Dutch system of caissify-pairings.
+time from the stored results, with the FIDE Dutch system of caissify-pairings; and ladder, `arena ladder`'s
+standing competition (admission, matchmaking in pair order, the runs that play it through the same runner).
 
 The public names are re-exported here; the modules themselves are implementation detail.
 """

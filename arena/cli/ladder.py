@@ -1,0 +1,202 @@
+"""`arena ladder DB ACTION`: a standing competition in one database (arena.tournament.ladder, docs/LADDER.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.cli.options import add_rules_options, add_sandbox_option, duration_option, int_option, rules_option
+from arena.errors import ConfigError
+from arena.referee.policy import ViolationPolicy
+
+
+def add_parser(sub: Any, commands: dict[str, Any]) -> None:
+    from arena.cli.run import executor_option
+
+    p = sub.add_parser(
+        "ladder",
+        help="a standing competition: bots added at any time, placed quickly, rated continuously",
+        description="A ladder is one database (the schema of arena run). init fixes its rules and clocks; add "
+        "registers a bot version (admitted after arena check and a validation pair against itself); run plays "
+        "rated duplicate pairs until stopped (resumable after any kill); standings prints the ratings; "
+        "challenge plays unranked pairs; token makes an upload token for arena serve --ladder; void voids a "
+        "host's results, to be played again. docs/LADDER.md walks through it.",
+    )
+    p.add_argument("db", metavar="DB", type=Path, help="the ladder's database file")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", title="actions", parser_class=type(p))
+    actions.required = True
+
+    init = actions.add_parser("init", help="make a new ladder: its variant, clocks and seed")
+    add_rules_options(init)
+    init.add_argument("--move-time", default="1000", help="limit per decision: 500, 500ms, 2s (default 1000 ms)")
+    init.add_argument("--bank", default=None, help="time bank per match (default none)")
+    init.add_argument("--handshake-time", default="5s", help="limit for the handshake (default 5s)")
+    init.add_argument("--policy", default=ViolationPolicy.LOSE_MATCH.value,
+                      choices=[v.value for v in ViolationPolicy],
+                      help=f"what a violation costs (default {ViolationPolicy.LOSE_MATCH})")
+    init.add_argument("--pairs-in-flight", type=int_option("--pairs-in-flight", 64), default=2,
+                      help="duplicate pairs played at once, 1 to 64 (default 2); fixed for the ladder's life, "
+                      "since which pairs are chosen depends on it")
+    init.add_argument("--seed", type=int_option("--seed"), default=None, help="the ladder's seed (default random)")
+
+    add = actions.add_parser("add", help="register a bot version; it is admitted or refused with the reason")
+    add.add_argument("name", metavar="NAME", help="the bot's name (a new program under a known name is its "
+                     "new version; the old one retires)")
+    add.add_argument("bot_command", metavar="COMMAND", help='its command line, e.g. "python mybot/bot.py"')
+    add.add_argument("--build", metavar="CMD", help="a build command to run first (in the sandbox)")
+    add.add_argument("--author", default="", help="who wrote it (shown on the leaderboard)")
+    add_sandbox_option(add)
+
+    run = actions.add_parser("run", help="play rated pairs until stopped (Ctrl-C; a resumed run goes on)")
+    stop = run.add_mutually_exclusive_group()
+    stop.add_argument("--pairs", type=int_option("--pairs"), default=None,
+                      help="stop once the ladder holds N rated pairs in all")
+    stop.add_argument("--for", dest="duration", default=None, metavar="DURATION",
+                      help="stop choosing new pairs after this long: 90s, 10m, 2h")
+    run.add_argument("--executor", type=executor_option, default=None, metavar="local|dask:local|dask:tcp://HOST:PORT",
+                     help="where matches are played (as arena run; docs/DISTRIBUTED.md)")
+    run.add_argument("--workers", type=int_option("--workers"), default=None,
+                     help="referee processes (1 to 64) of the local executor, or of a dask:local cluster")
+    add_sandbox_option(run)
+
+    st = actions.add_parser("standings", help="print the ratings, rank intervals and flagged hosts")
+    st.add_argument("--json", action="store_true", help="print them as JSON")
+
+    ch = actions.add_parser("challenge", help="unranked pairs between two bots: stored, never rated")
+    ch.add_argument("first", metavar="A", help="a bot name (its latest version) or a version")
+    ch.add_argument("second", metavar="B", help="a bot name (its latest version) or a version")
+    ch.add_argument("--pairs", type=int_option("--pairs", 1000), default=1, help="duplicate pairs (default 1)")
+    add_sandbox_option(ch)
+
+    tok = actions.add_parser("token", help="print a new upload token for AUTHOR (only its hash is kept)")
+    tok.add_argument("author", metavar="AUTHOR")
+
+    void = actions.add_parser("void", help="void every pair a host played; the next run plays them again")
+    void.add_argument("--worker", required=True, metavar="HOST",
+                      help="the host (as standings lists them) whose results are voided")
+    commands["ladder"] = cmd_ladder
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from arena.api import log_to_stderr
+    from arena.store.ladder import LadderStore
+    from arena.tournament import ladder as lad
+
+    db: Path = args.db
+    if args.action == "init":
+        from arena.api import check_database_path
+        from arena.referee.clock import TimeControl
+
+        rules = rules_option(args.variant, args.set)
+        tc = TimeControl(
+            move_ms=duration_option(args.move_time, "--move-time", "move"),
+            bank_ms=None if args.bank is None else duration_option(args.bank, "--bank", "bank"),
+            handshake_ms=duration_option(args.handshake_time, "--handshake-time", "handshake"))
+        check_database_path(db, "DB")
+        seed = lad.init_ladder(db, rules, lad.LadderSettings(tc, args.policy, args.pairs_in_flight), args.seed)
+        print(f"ladder {db}: {rules.name}, {tc.move_ms} ms a move, {args.pairs_in_flight} pairs in flight, seed {seed}")
+        return 0
+    if not db.is_file():
+        raise ConfigError(f"DB: {db}: no such ladder; make one with `arena ladder {db} init --variant V`")
+    with LadderStore(db) as store:
+        lad.open_ladder(store)  # not a ladder: one line now
+        if args.action == "add":
+            got = lad.register_version(store, args.name, args.bot_command, args.author, args.build)
+            if isinstance(got, lad.Added):
+                print(f"{args.name}: nothing added: {got.reason}")
+                return 0
+            print(f"{got.key}: checking (arena check, then a validation pair against itself) ...", flush=True)
+            added = lad.admit(store, got, args.sandbox)
+            if added.status == "refused":
+                print(f"{added.key}: refused: {added.reason}")
+                return 1
+            print(f"{added.key}: admitted; the next `arena ladder {db} run` places it")
+            return 0
+        if args.action == "standings":
+            return _standings(store, args.json)
+        if args.action == "token":
+            print(lad.new_token(store, args.author))
+            return 0
+        if args.action == "void":
+            from arena.store import RunLock
+
+            with RunLock(db):  # a run would wait for the voided pairs, which only the next run replays
+                ids = store.void_host(args.worker)
+            lad.apply_ready(store)
+            print(f"{len(ids)} pairs played on {args.worker} voided; the next run plays them again")
+            return 0
+    options = _run_options(args)
+    if args.action == "challenge":
+        scores = lad.challenge(db, args.first, args.second, args.pairs, options, log_to_stderr)
+        print(f"{args.first} scored {sum(scores):g} of {2 * len(scores)} against {args.second} (unranked)")
+        return 0
+    played = lad.run_ladder(db, options, log_to_stderr)
+    print(f"{played} pairs played")
+    return 0
+
+
+def _run_options(args: argparse.Namespace) -> Any:
+    from arena.tournament.config import ExecutorConfig, parse_executor
+    from arena.tournament.ladder import RunOptions
+
+    seconds = None
+    if getattr(args, "duration", None) is not None:
+        seconds = _run_duration(args.duration) / 1000
+    executor = ExecutorConfig()
+    if getattr(args, "executor", None) is not None:
+        executor = parse_executor(args.executor)
+    workers = getattr(args, "workers", None) or 1
+    if executor.kind == "dask" and executor.address is None:
+        executor = ExecutorConfig("dask", None, workers)
+    return RunOptions(pairs=getattr(args, "pairs", None) if args.action == "run" else None, seconds=seconds,
+                      sandbox=args.sandbox or "auto", executor=executor, workers=workers)
+
+
+MAX_RUN_MS = 366 * 86_400_000  # a year: a course's ladder runs a semester
+
+
+def _run_duration(text: str) -> int:
+    """``run --for``: a duration of 1 ms to a year, else one line naming the option."""
+    from arena.units import DurationError, bounded_duration
+
+    try:
+        return bounded_duration(text, 1, MAX_RUN_MS)
+    except DurationError as e:
+        raise ConfigError(f"--for: {e}") from None
+
+
+def _standings(store: Any, as_json: bool) -> int:
+    from arena.tournament.ladder import flagged_hosts, standings
+
+    versions = {v.key: v for v in store.versions()}
+    ratings = standings(store)
+    rows = [{"key": r.key, "name": versions[r.key].program, "author": versions[r.key].author,
+             "active": versions[r.key].status == "admitted", "rating": round(r.rating, 1), "low": round(r.low, 1),
+             "high": round(r.high, 1), "rank": r.rank, "rank_low": r.rank_low, "rank_high": r.rank_high,
+             "provisional": r.provisional, "pairs": r.pairs} for r in ratings]
+    waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
+               if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
+    flagged = flagged_hosts(store)
+    if as_json:
+        print(json.dumps({"standings": rows, "not_rated": waiting, "flagged_hosts": flagged,
+                          "hosts": [vars(h) for h in store.host_rates()]}, indent=2))
+        return 0
+    print(f"{'rank':>4}  {'ranks':>7}  {'version':<30} {'rating':>7}  {'95% interval':>15}  {'pairs':>5}  author")
+    for r in rows:
+        mark = "?" if r["provisional"] else " "
+        retired = "" if r["active"] else "  (retired)"
+        ranks = f"{r['rank_low']}-{r['rank_high']}"
+        print(f"{r['rank']:>4}  {ranks:>7}  {r['key']:<30} {r['rating']:>6.0f}{mark}  "
+              f"{r['low']:>6.0f} to {r['high']:>5.0f}  {r['pairs']:>5}  {r['author']}{retired}")
+    for w in waiting:
+        print(f"      {w['key']}: {w['status']}" + (f": {w['reason']}" if w["reason"] else " (not placed yet)"),
+              file=sys.stdout)
+    for host in flagged:
+        print(f"flagged: {host} ends matches in terminations far more often than the rest "
+              f"(arena ladder DB void --worker {host})")
+    if any(r["provisional"] for r in rows):
+        print("? provisional: its 95% interval is still wide")
+    return 0

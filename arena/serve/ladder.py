@@ -1,0 +1,210 @@
+"""`arena serve --ladder DB`: a ladder seen live (docs/SERVE.md, docs/LADDER.md).
+
+The leaderboard (rating, interval, provisional mark, rank interval, pairs, author, version), each version's
+page (its rating after each of its pairs as an inline SVG, its recent matches with links to their replays),
+the replays themselves (the database's report, rendered again when it changed) and an upload form that
+registers a version exactly as `arena ladder DB add` does, for a holder of a valid token. Admission runs in
+a worker thread; the page answers at once.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from arena.errors import ArenaError
+from arena.game.variants import RuleSet
+from arena.report.charts import band_chart
+from arena.serve.app import CSP, _file_name, environment, file_response, same_origin, static_response
+from arena.serve.i18n import LANGS, pick_language, rules_sections, strings, variant_name
+from arena.serve.watch import Watcher
+from arena.store.ladder import LadderStore, data_folder
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a bot's sources or a static binary, not a data set
+MAX_FILES = 50
+_FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}")
+
+
+class LadderSite:
+    """The ladder's database, read per request (a run writes it meanwhile), and its rendered report."""
+
+    def __init__(self, db: Path, sandbox: str | None = None) -> None:
+        self.db = db
+        self.sandbox = sandbox
+        self.watcher = Watcher(db)
+        self.rendered: tuple[float, ...] | None = None
+        self.render_lock = trio.Lock()
+        self.nursery: trio.Nursery | None = None  # where admissions run; the server's, set when it starts
+        with LadderStore(db) as store:
+            rules, _, _ = store.ladder_settings()
+        self.rules = RuleSet.from_dict(rules)
+        self.variant = self.rules.name
+
+    async def replays(self) -> Path:
+        async with self.render_lock:
+            stamp = self.watcher.stamp()
+            if stamp != self.rendered:
+                await trio.to_thread.run_sync(self.watcher.render, False)
+                self.rendered = stamp
+        return self.watcher.out
+
+    def board(self) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[str]]:
+        from arena.tournament.ladder import flagged_hosts, standings
+
+        with LadderStore(self.db) as store:
+            versions = {v.key: v for v in store.versions()}
+            rows = [{**vars(r), "name": versions[r.key].program, "version": r.key.rsplit(".", 1)[-1],
+                     "author": versions[r.key].author, "active": versions[r.key].status == "admitted"}
+                    for r in standings(store)]
+            waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
+                       if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
+            flagged = flagged_hosts(store)
+        return rows, waiting, flagged
+
+    def admit_in_background(self, name: str, command: str, build: str | None, author: str, folder: Path) -> None:
+        """Register and admit a version as `arena ladder DB add` does (in a worker thread: it takes seconds)."""
+        from arena.store.ladder import LadderVersion
+        from arena.tournament.ladder import admit, register_version
+
+        with LadderStore(self.db) as store:
+            try:
+                got = register_version(store, name, command, author, build, base_dir=folder)
+            except ArenaError as e:
+                got = None
+                store.record_refusal(name, author, command, str(e))
+            if isinstance(got, LadderVersion):
+                admit(store, got, self.sandbox)
+
+    def close(self) -> None:
+        self.watcher.close()
+
+
+def build_ladder_app(site: LadderSite) -> Starlette:
+    env = environment()
+
+    def lang_of(request: Request) -> str:
+        return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
+                             request.headers.get("accept-language"))
+
+    def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        lang = lang_of(request)
+        html = env.get_template(template).render(lang=lang, t=strings(lang), langs=LANGS, path=request.url.path,
+                                                 variant=site.variant,
+                                                 variant_label=variant_name(site.variant, lang), **values)
+        response = HTMLResponse(html, status)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        return response
+
+    async def board(request: Request) -> Response:
+        rows, waiting, flagged = await trio.to_thread.run_sync(site.board)
+        return page(request, "ladder_board.html", rows=rows, waiting=waiting, flagged=flagged)
+
+    async def bot(request: Request) -> Response:
+        from arena.tournament.ladder import standings
+
+        key = request.path_params["key"]
+        with LadderStore(site.db) as store:
+            version = store.version(key)
+            if version is None:
+                return page(request, "serve_message.html", 404, message="unknown",
+                            detail=strings(lang_of(request))["ladder_unknown_bot"].format(name=key))
+            history = store.history(key)
+            recent = store.recent_matches(key)
+            rating = next((r for r in standings(store) if r.key == key), None)
+        t = strings(lang_of(request))
+        chart = band_chart([h.seq + 1 for h in history], [h.rating.rating for h in history],
+                           [h.rating.low for h in history], [h.rating.high for h in history],
+                           f"{key}: {t['ladder_history']}", t["ladder_history_axis"])
+        return page(request, "ladder_bot.html", version=version, rating=rating, chart=chart, recent=recent,
+                    replay_url=lambda match_id: f"/replay/match.html#{_file_name(match_id)}")
+
+    async def upload_form(request: Request) -> Response:
+        return page(request, "ladder_upload.html", message=None)
+
+    async def upload(request: Request) -> Response:
+        from arena.tournament.config import name_problem
+        from arena.tournament.ladder import token_hash
+
+        t = strings(lang_of(request))
+
+        def refuse(reason: str, status: int = 400) -> Response:
+            return page(request, "ladder_upload.html", status, message=t["ladder_bad_upload"].format(reason=reason))
+
+        if not same_origin(request.headers.get("origin"), request.headers.get("host")):
+            return refuse("cross-site request", 403)
+        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD_BYTES:
+            return refuse(f"more than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB", 413)
+        try:
+            form = await request.form(max_files=MAX_FILES, max_fields=10)
+        except Exception as e:  # noqa: BLE001  (python-multipart's errors: a malformed body)
+            return refuse(f"the form was not understood ({type(e).__name__})")
+        fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        files = [f for f in form.getlist("files") if isinstance(f, UploadFile) and f.filename]
+        with LadderStore(site.db) as store:
+            author = store.token_author(token_hash(fields.get("token", "")))
+        if author is None:
+            return page(request, "ladder_upload.html", 403, message=t["ladder_bad_token"])
+        name = fields.get("name", "").strip()
+        wrong = name_problem(name)
+        if wrong is not None:
+            return refuse(f"name: {wrong[0]}")
+        command = fields.get("command", "").strip()
+        if not command and len(files) == 1:
+            command = f"./{files[0].filename}"
+        if not command:
+            return refuse("give a command line, or one file to run")
+        folder = data_folder(site.db) / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6}"
+        try:
+            folder.mkdir(parents=True)
+            folder.chmod(0o755)  # a sandboxed bot runs under its own uid: it must read its files
+            for f in files:
+                base = Path(f.filename or "").name
+                if not _FILE_NAME.fullmatch(base):
+                    return refuse(f"file name {base[:40]!r}: letters, digits and _ . - only")
+                target = folder / base
+                with target.open("wb") as out:
+                    shutil.copyfileobj(f.file, out)
+                target.chmod(0o755)
+        except OSError as e:
+            return refuse(f"cannot keep the files ({e.strerror})", 500)
+        build = fields.get("build", "").strip() or None
+        assert site.nursery is not None
+        site.nursery.start_soon(trio.to_thread.run_sync, site.admit_in_background, name, command, build, author,
+                                folder)
+        return page(request, "ladder_upload.html", 202, message=t["ladder_received"].format(name=name))
+
+    async def rules(request: Request) -> Response:
+        if request.path_params["variant"] != site.variant:
+            return Response("not found", 404)
+        lang = lang_of(request)
+        return page(request, "serve_rules.html", sections=rules_sections(site.rules, lang),
+                    variants=[(site.variant, variant_name(site.variant, lang))])
+
+    async def replay(request: Request) -> Response:
+        return file_response(await site.replays(), request.path_params["path"])
+
+    async def static(request: Request) -> Response:
+        return static_response(request.path_params["name"])
+
+    return Starlette(routes=[
+        Route("/", board),
+        Route("/bot/{key}", bot),
+        Route("/upload", upload_form),
+        Route("/upload", upload, methods=["POST"]),
+        Route("/rules/{variant}", rules),
+        Route("/replay/{path:path}", replay),
+        Route("/static/{name}", static),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+    ])

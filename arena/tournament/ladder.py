@@ -1,0 +1,540 @@
+"""`arena ladder`: a standing competition in one database (docs/LADDER.md).
+
+Bot versions are added at any time; each is admitted (arena check's compliance run and one validation pair
+against itself, in the sandbox) before it is rated. `run_ladder` plays rated duplicate pairs chosen by
+`arena.stats.ladder.next_pair` through the same runner, executors and store as `arena run`.
+
+Resuming is exact. Pair ``k`` is chosen from the results of pairs ``0 .. k - W`` only (``W``, the pairs in
+flight, is fixed when the ladder is made) with a generator seeded by the ladder's seed and ``k``, and recorded
+before it plays; results are applied to the ratings in pair order. So whichever pairs finished first, and
+however often the run was killed and resumed, the same seed gives the same pairs, results and standings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+import secrets
+import shlex
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.botspec import fingerprint, resolve_command
+from arena.errors import ConfigError
+from arena.game.variants import RuleSet
+from arena.referee.clock import TimeControl
+from arena.referee.match import Player
+from arena.referee.policy import ViolationPolicy
+from arena.referee.process import Limits
+from arena.referee.record import MatchRecord, MatchSpec
+from arena.seeds import derive_seed
+from arena.stats.ladder import (
+    Entrant,
+    LadderRating,
+    LadderState,
+    PairResult,
+    choose_pair,
+    ladder_ratings,
+    ratings_from,
+)
+from arena.store.ladder import LADDER, LadderPair, LadderStore, LadderVersion
+from arena.store.store import _now
+from arena.tournament.config import BotConfig, ExecutorConfig, TournamentConfig, name_problem
+from arena.tournament.executors import Executor, open_executor
+from arena.tournament.runner import player_for, run_matches
+
+#: A timeout is the bot's fault only if the referee itself was not later than this past a deadline (its
+#: worst measured lag in the match, MatchRecord.max_lag_ms); otherwise the pair is voided and played again.
+LATE_MS = 25.0
+#: A pair voided this many times for the referee's lag counts as played the next time.
+MAX_ATTEMPTS = 3
+#: A host whose share of matches ending in a termination is this many times the others' (and at least
+#: FLAG_MIN_MATCHES matches) is flagged in the standings.
+FLAG_RATIO = 3.0
+FLAG_MIN_MATCHES = 10
+#: Characters of a bot's name on the ladder (its versions are named ``NAME.FINGERPRINT8``).
+MAX_PROGRAM_NAME = 55
+Log = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """What `init` fixes: the clocks, the violation policy and the pairs in flight (W)."""
+
+    time: TimeControl
+    policy: str = ViolationPolicy.LOSE_MATCH.value
+    pairs_in_flight: int = 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"time": self.time.to_dict(), "policy": self.policy, "pairs_in_flight": self.pairs_in_flight}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LadderSettings:
+        return cls(TimeControl(**d["time"]), d["policy"], d["pairs_in_flight"])
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """An open ladder's fixed parts."""
+
+    path: Path
+    rules: RuleSet
+    settings: LadderSettings
+    seed: int
+
+
+def open_ladder(store: LadderStore) -> Ladder:
+    rules, settings, seed = store.ladder_settings()
+    return Ladder(store.path, RuleSet.from_dict(rules), LadderSettings.from_dict(settings), seed)
+
+
+def init_ladder(path: Path, rules: RuleSet, settings: LadderSettings, seed: int | None = None) -> int:
+    """Make a new ladder at ``path``; its seed (drawn when not given)."""
+    seed = secrets.randbits(63) if seed is None else seed
+    with LadderStore(path) as store:
+        store.init_ladder(rules.to_dict(), settings.to_dict(), seed)
+    return seed
+
+
+# ---------------------------------------------------------------------------------------------- versions
+def version_key(name: str, fp: str) -> str:
+    return f"{name}.{fp[:8]}"
+
+
+@dataclass(frozen=True)
+class Added:
+    """What `add_version` did: ``status`` admitted, refused or same (an identical program: nothing added)."""
+
+    key: str
+    status: str
+    reason: str = ""
+
+
+def register_version(store: LadderStore, name: str, command: str, author: str = "", build: str | None = None,
+                     base_dir: Path | None = None) -> LadderVersion | Added:
+    """Check and record a new version as 'pending' (after its build, if any); `Added` with status ``same``
+    when this exact program is on the ladder already. ConfigError for a bad name or command, or a failing
+    build."""
+    wrong = name_problem(name)
+    if wrong is not None or len(name) > MAX_PROGRAM_NAME:
+        raise ConfigError(f"NAME: {wrong[0]}; expected {wrong[1]}" if wrong else
+                          f"NAME: {name[:20]}... is too long; expected at most {MAX_PROGRAM_NAME} characters")
+    base = base_dir or Path.cwd()
+    build_output = None
+    if build is not None:
+        build_output = _build(store, name, command, build, base)
+    argv = tuple(resolve_command(command, base))
+    fp = fingerprint(argv)
+    for v in store.versions():
+        if v.fingerprint == fp and v.status != "refused":
+            return Added(v.key, "same", f"this program is already on the ladder as {v.key} ({v.status})")
+    key = version_key(name, fp)
+    if store.version(key) is not None:  # refused before: this same program is checked again
+        store.forget_version(key)
+    version = LadderVersion(key, name, author, command, argv, None, build, fp, "pending", "", _now(), None, None)
+    store.add_version(version)
+    if build_output is not None:
+        store._upsert_bot(version, build_output)
+    return version
+
+
+def _build(store: LadderStore, name: str, command: str, build: str, base: Path) -> str:
+    from arena.tournament.build import run_builds
+
+    ladder = open_ladder(store)
+    config = ladder_config(ladder, [], "auto", ExecutorConfig(), 1)
+    bot = BotConfig(name, tuple(shlex.split(command)), command, cwd=base, build=build)
+    config = dataclasses.replace(config, bots=(bot,), source=base / "arena-ladder-add")
+    return run_builds(config)[name].output
+
+
+def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None) -> Added:
+    """Admission: arena check's compliance run in the ladder's variant, then one validation duplicate pair
+    against itself; the version is admitted, or refused with the reason (stored). Costs no rating."""
+    from arena.compliance import Status, check_bot
+
+    ladder = open_ladder(store)
+    try:
+        report = check_bot(shlex.join(version.argv), variants=[ladder.rules], seed=ladder.seed,
+                           time_control=ladder.settings.time, sandbox=sandbox, matches=1)
+        failed = [c for c in report.checks if c.status is Status.FAIL] or [
+            c for c in report.checks if c.status is Status.NOT_REACHED]
+        reason = "" if report.passed else "arena check: " + "; ".join(
+            f"{c.status}: {c.title}" + (f": {c.detail}" if c.detail else "") for c in failed)
+    except ConfigError as e:
+        reason = f"arena check: {e}"
+    if not reason:
+        reason = _validation_pair(ladder, version, sandbox)
+    store.decide_version(version.key, not reason, " ".join(reason.split())[:2000])
+    return Added(version.key, "refused" if reason else "admitted", reason)
+
+
+def _validation_pair(ladder: Ladder, version: LadderVersion, sandbox: str | None) -> str:
+    """Why the version fails a duplicate pair against itself ("" when it plays both matches cleanly)."""
+    twin = f"{version.key}-twin"
+    config = ladder_config(ladder, [version, dataclasses.replace(version, key=twin)], sandbox or "auto",
+                           ExecutorConfig(), 1)
+    players = {b.name: player_for(config, b.name) for b in config.bots}
+    specs = pair_specs(ladder.seed, "validation", 0, 0, version.key, twin)
+    records: list[MatchRecord] = []
+
+    async def play() -> None:
+        async with open_executor(players, ladder.rules, config.on_violation, False, 1, 1) as executor:
+            await run_matches(specs, executor, 1, None, lambda spec, rec: records.append(rec))
+
+    trio.run(play)
+    for rec in records:
+        for t in rec.terminations:
+            return f"validation pair against itself: {t.kind} in {rec.match_id}: {' '.join(t.detail.split())[:300]}"
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------- the schedule
+def pair_specs(seed: int, kind: str, number: int, attempt: int, first: str, second: str,
+               order: int = 0) -> list[MatchSpec]:
+    """The two matches of a duplicate pair: same deals, seats swapped."""
+    prefix = {"rated": "L", "challenge": "C", "validation": "V"}[kind]
+    deal_seed = derive_seed(seed, "ladder", kind, number, attempt, "deals")
+    return [MatchSpec(
+        match_id=f"{prefix}{number}-{first}-vs-{second}-a{attempt}-g{game}", pairing=(first, second),
+        pair_index=number, game=game, seat0=seats[0], seat1=seats[1], deal_seed=deal_seed,
+        match_seed=derive_seed(seed, "ladder", kind, number, attempt, "match", game), order=order + game,
+    ) for game, seats in enumerate(((first, second), (second, first)))]
+
+
+def entrants_at(versions: Sequence[LadderVersion], seq: int) -> list[Entrant]:
+    """The versions rated pair ``seq`` may see: placed before it, active unless retired by then."""
+    return [Entrant(v.key, v.program, v.until_pair is None or v.until_pair > seq) for v in versions
+            if v.since_pair is not None and v.since_pair <= seq]
+
+
+def rated_results(pairs: Sequence[LadderPair], upto: int) -> list[PairResult]:
+    """The finished rated pairs with seq < ``upto``, in seq order."""
+    return [PairResult(p.first, p.second, p.score) for p in pairs
+            if p.seq is not None and p.seq < upto and p.status == "done" and p.score is not None]
+
+
+def standings(store: LadderStore) -> list[LadderRating]:
+    """The ladder's ratings now (every applied pair), best first."""
+    pairs = store.pairs("rated")
+    applied = [p for p in pairs if p.applied]
+    upto = applied[-1].seq + 1 if applied and applied[-1].seq is not None else 0
+    versions = store.versions()
+    entrants = [Entrant(v.key, v.program, v.status == "admitted") for v in versions if v.since_pair is not None]
+    return ladder_ratings(entrants, rated_results(applied, upto))
+
+
+class Cursor:
+    """The ratings' state over the rated results in seq order, moved forward only: a run keeps one for the
+    choices and one for the history, so each pair costs one update, not a replay of the ladder's past."""
+
+    def __init__(self) -> None:
+        self.state = LadderState()
+        self.applied = 0  # results applied: those of seqs 0 .. applied - 1
+
+    def upto(self, pairs: Sequence[LadderPair], seq: int, entrants: Sequence[Entrant]) -> LadderState:
+        """The state after the results of seqs below ``seq`` (all finished), with every entrant in it."""
+        results = rated_results(pairs, seq)
+        assert len(results) >= self.applied, "a cursor only moves forward"
+        for r in results[self.applied:]:
+            self.state.apply(r)
+        self.applied = len(results)
+        for e in entrants:
+            self.state.add(e.key)
+        return self.state
+
+
+def apply_ready(store: LadderStore, cursor: Cursor | None = None) -> list[int]:
+    """Apply, in seq order, every finished rated pair whose predecessors are all applied: its two versions'
+    ratings join the history. The seqs applied. ``cursor``: the run's, at the history's end."""
+    pairs = store.pairs("rated")
+    versions = store.versions()
+    cursor = cursor or Cursor()
+    done: list[int] = []
+    points: list[tuple[int, LadderRating]] = []
+    for i, p in enumerate(pairs):
+        assert p.seq is not None
+        if p.applied:
+            continue
+        if p.status != "done" or any(q.status != "done" for q in pairs[:i]):
+            break
+        entrants = entrants_at(versions, p.seq + 1)
+        ratings = ratings_from(entrants, cursor.upto(pairs, p.seq + 1, entrants).beliefs)
+        points += [(p.seq, r) for r in ratings if r.key in (p.first, p.second)]
+        done.append(p.id)
+    if done:
+        store.apply(done, points)
+    return [p.seq for p in pairs if p.id in done and p.seq is not None]
+
+
+def flagged_hosts(store: LadderStore) -> list[str]:
+    """Hosts whose termination rate stands out: FLAG_RATIO times the rest's (with enough matches)."""
+    rates = store.host_rates()
+    out = []
+    for h in rates:
+        others = [r for r in rates if r.host != h.host]
+        rest_m = sum(r.matches for r in others)
+        rest_t = sum(r.terminations for r in others)
+        if not others or h.matches < FLAG_MIN_MATCHES or h.terminations == 0:
+            continue
+        rest_rate = (rest_t + 1) / (rest_m + 2)  # one termination in two matches' worth of prior: never zero
+        if h.terminations / h.matches >= FLAG_RATIO * rest_rate:
+            out.append(h.host)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- playing
+def ladder_config(ladder: Ladder, versions: Sequence[LadderVersion], sandbox: str, executor: ExecutorConfig,
+                  workers: int) -> TournamentConfig:
+    """The ladder as the runner and executors see a tournament: its rules, clocks and these versions."""
+    tc = ladder.settings.time
+    return TournamentConfig(
+        name=LADDER, rules=ladder.rules, format="round-robin", challenger=None, rounds=1, duplicate=True,
+        seed=ladder.seed, concurrency=ladder.settings.pairs_in_flight, workers=workers, time=tc,
+        on_violation=ViolationPolicy(ladder.settings.policy), limits=Limits(), reuse_bots=False,
+        bots=tuple(BotConfig(v.key, v.argv, v.command, time=tc) for v in versions),
+        database=ladder.path, report_dir=Path(f"{ladder.path}.report"), source=ladder.path, text="", hash="",
+        sandbox=None if sandbox == "auto" else sandbox,  # type: ignore[arg-type]
+        executor=executor,
+    )
+
+
+def _players(config: TournamentConfig, versions: Sequence[LadderVersion]) -> dict[str, Player]:
+    """Each version as the referee runs it, held to the fingerprint it was added with: a program changed
+    since on disk ends its seat in ``tampered`` instead of playing under the old version's name."""
+    out = {}
+    for v in versions:
+        p = player_for(config, v.key)
+        out[v.key] = dataclasses.replace(p, spec=dataclasses.replace(p.spec, fingerprint=v.fingerprint))
+    return out
+
+
+def host_name(executor: ExecutorConfig) -> str:
+    """What a match's row says played it: this machine, or the Dask cluster."""
+    return socket.gethostname() if executor.kind == "local" else f"dask:{executor.address or 'local'}"
+
+
+@dataclass
+class RunOptions:
+    pairs: int | None = None  # stop once the ladder holds this many rated pairs
+    seconds: float | None = None  # stop choosing new pairs after this long
+    sandbox: str = "auto"
+    executor: ExecutorConfig = ExecutorConfig()
+    workers: int = 1
+    poll_s: float = 0.5  # how often an idle run looks for new versions
+
+
+class _Run:
+    """One `run_ladder`: W slots, each playing one pair at a time; one chooser at a time, in seq order."""
+
+    def __init__(self, store: LadderStore, ladder: Ladder, options: RunOptions, log: Log) -> None:
+        self.store, self.ladder, self.options, self.log = store, ladder, options, log
+        self.window = ladder.settings.pairs_in_flight
+        self.deadline = None if options.seconds is None else time.monotonic() + options.seconds
+        self.choosing = trio.Lock()
+        self.changed = trio.Event()  # set (and replaced) when a pair finishes
+        self.host = host_name(options.executor)
+        self.reopen = False
+        self.said_waiting = False
+        self.played = 0
+        self.for_choices = Cursor()  # results of pairs 0 .. k - W, for choosing pair k
+        self.for_history: Cursor | None = None  # the applied results, from the first application on
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def finished(self) -> bool:
+        return self.options.pairs is not None and self.store.count_done_rated() >= self.options.pairs
+
+    async def epoch(self) -> bool:
+        """Play with the versions placed now until done, out of time or a new version waits. True: go on."""
+        store = self.store
+        store.place_new_versions(store.next_seq())
+        versions = [v for v in store.versions() if v.since_pair is not None]
+        replays = store.pairs("rated", "chosen")  # chosen by a run that stopped, or voided since
+        self.reopen = False
+        config = ladder_config(self.ladder, versions, self.options.sandbox, self.options.executor,
+                               self.options.workers)
+        dask = None
+        if config.executor.kind == "dask":
+            from arena.tournament.dask_executor import plan_dask
+
+            dask = plan_dask(config)
+        players = _players(config, versions)
+        async with open_executor(players, self.ladder.rules, config.on_violation, False, config.workers,
+                                 self.window, dask) as executor:
+            async with trio.open_nursery() as nursery:
+                for _ in range(self.window):
+                    nursery.start_soon(self.slot, executor, replays)
+        if self.reopen:
+            return True
+        if self.finished() or self.out_of_time():
+            return False
+        return True
+
+    async def slot(self, executor: Executor, replays: list[LadderPair]) -> None:
+        while True:
+            if replays:
+                pair = replays.pop(0)
+            else:
+                chosen = await self.choose()
+                if chosen is None:
+                    return
+                pair = chosen
+            await self.play(executor, pair)
+
+    async def choose(self) -> LadderPair | None:
+        """The next rated pair, chosen and recorded; None when this epoch is to end."""
+        async with self.choosing:
+            while True:
+                if self.reopen or self.out_of_time():
+                    return None
+                seq = self.store.next_seq()
+                if self.options.pairs is not None and seq >= self.options.pairs:
+                    return None
+                if self.store.versions("admitted") and any(
+                        v.since_pair is None for v in self.store.versions("admitted")):
+                    self.reopen = True  # a new version: the executor is opened again with it
+                    return None
+                pairs = self.store.pairs("rated")
+                if all(p.status == "done" for p in pairs if p.seq is not None and p.seq <= seq - self.window):
+                    versions = self.store.versions()
+                    rng = random.Random(derive_seed(self.ladder.seed, "ladder", "choose", seq))
+                    entrants = entrants_at(versions, seq)
+                    state = self.for_choices.upto(pairs, max(0, seq - self.window + 1), entrants)
+                    pick = choose_pair(entrants, state.beliefs, state.played, rng)
+                    if pick is not None:
+                        pair_id = self.store.choose_pair(seq, "rated", *pick)
+                        return self.store.pair(pair_id)
+                    if not self.said_waiting:
+                        self.log("waiting for a second admitted bot (arena ladder DB add ...)")
+                        self.said_waiting = True
+                    with trio.move_on_after(self.options.poll_s):  # new versions arrive from other processes
+                        await self.changed.wait()
+                else:
+                    await self.changed.wait()
+
+    async def play(self, executor: Executor, pair: LadderPair) -> None:
+        """Play a pair's missing matches; void and replay an attempt whose timeout the referee's lag caused."""
+        store = self.store
+        while True:
+            number = pair.seq if pair.seq is not None else pair.id
+            specs = pair_specs(self.ladder.seed, pair.kind, number, pair.attempt, pair.first, pair.second,
+                               store.next_order(LADDER))
+            todo = []
+            for spec in specs:
+                if store.match_done(spec.match_id) is None:
+                    store.schedule_match(pair.id, spec, self.host)
+                    todo.append(spec)
+            await run_matches(todo, executor, 1, None, lambda spec, rec: store.save(rec))
+            outcomes = [store.match_done(spec.match_id) for spec in specs]
+            # the lag of a match in which a bot timed out (each match's own: the other may have been late)
+            lag = max((o[2] for spec, o in zip(specs, outcomes, strict=True) if o is not None and any(
+                kind == "timeout" for kind, _ in store.match_terminations_kinds(spec.match_id))), default=0.0)
+            if lag > LATE_MS and pair.attempt + 1 < MAX_ATTEMPTS:
+                store.void_attempt(pair.id, f"timeout while the referee was {lag:.0f} ms late")
+                self.log(f"pair {number}: a timeout while the referee was {lag:.0f} ms late; played again")
+                pair = store.pair(pair.id)
+                continue
+            score = sum(1.0 if o[0] == pair.first else 0.5 if o[0] is None else 0.0
+                        for o in outcomes if o is not None)
+            store.finish_pair(pair.id, score)
+            self.played += 1
+            self.log(f"{pair.kind} pair {number}: {pair.first} {score:g}-{2 - score:g} {pair.second}")
+            if pair.kind == "rated":
+                if self.for_history is None:  # the pairs applied before this run, once
+                    self.for_history = Cursor()
+                    applied = [p for p in store.pairs("rated") if p.applied]
+                    self.for_history.upto(applied, len(applied), [])
+                for seq in apply_ready(store, self.for_history):
+                    self.log(f"pair {seq} applied")
+            self.changed.set()
+            self.changed = trio.Event()
+            return
+
+
+def run_ladder(path: Path, options: RunOptions, log: Log = _quiet) -> int:
+    """Play rated pairs until ``options`` say stop (or forever); the pairs played. Resumable after any kill."""
+    from arena.store import RunLock
+
+    with RunLock(path), LadderStore(path) as store:
+        ladder = open_ladder(store)
+        apply_ready(store)  # pairs a killed run finished but did not apply
+        run = _Run(store, ladder, options, log)
+        while trio.run(run.epoch):
+            pass
+        return run.played
+
+
+def challenge(path: Path, first: str, second: str, pairs: int, options: RunOptions, log: Log = _quiet) -> list[float]:
+    """Unranked pairs between two versions (or the latest versions of two names): stored, never rated.
+    ``first``'s score in each."""
+    with LadderStore(path) as store:  # no RunLock: authors challenge while the ladder runs
+        ladder = open_ladder(store)
+        a, b = (find_version(store, name) for name in (first, second))
+        ids = [store.choose_pair(None, "challenge", a.key, b.key) for _ in range(pairs)]
+        config = ladder_config(ladder, [a, b], options.sandbox, options.executor, options.workers)
+        players = _players(config, [a, b])
+        run = _Run(store, ladder, options, log)
+
+        async def play_all() -> None:
+            async with open_executor(players, ladder.rules, config.on_violation, False, 1, 1) as executor:
+                for pair_id in ids:
+                    await run.play(executor, store.pair(pair_id))
+
+        trio.run(play_all)
+        return [store.pair(i).score or 0.0 for i in ids]
+
+
+def find_version(store: LadderStore, name: str) -> LadderVersion:
+    """A version by its key, or a name's latest admitted version. ConfigError names what exists."""
+    versions = [v for v in store.versions() if v.status in ("admitted", "retired")]
+    for v in versions:
+        if v.key == name:
+            return v
+    latest = [v for v in versions if v.program == name and v.status == "admitted"]
+    if latest:
+        return latest[-1]
+    known = ", ".join(sorted({v.program for v in versions})) or "none yet"
+    raise ConfigError(f"{name!r} is no admitted bot or version of the ladder; expected one of: {known}")
+
+
+def new_token(store: LadderStore, author: str) -> str:
+    """A new upload token for ``author``; only its hash is stored."""
+    token = secrets.token_urlsafe(24)
+    store.add_token(token_hash(token), author)
+    return token
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.strip().encode()).hexdigest()
+
+
+def settle_seq(history: Sequence[tuple[int, int, int]]) -> int | None:
+    """The seq after which a version's rank interval stayed within ±1 rank (of (seq, rank_low, rank_high)
+    points), or None if it never did."""
+    settled = None
+    for seq, low, high in history:
+        if high - low <= 2:
+            settled = seq if settled is None else settled
+        else:
+            settled = None
+    return settled
+
+
+__all__ = [
+    "Added", "Ladder", "LadderSettings", "RunOptions", "admit", "apply_ready", "challenge", "find_version",
+    "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
+    "run_ladder", "settle_seq", "standings", "token_hash", "version_key",
+]

@@ -1,0 +1,189 @@
+"""`arena ladder`: real bots in the sandbox, a real SQLite file, real processes killed with SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from conftest import ARENA, BOTS, HANG_S, ROOT, arena
+
+from arena.game.variants import PRESETS
+from arena.referee.clock import TimeControl
+from arena.store.ladder import LadderStore, LadderVersion
+from arena.tournament.ladder import LadderSettings, admit, init_ladder, register_version
+
+PAIRS = 6
+
+
+def ladder(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return arena("ladder", str(db), *args)
+
+
+def rated_pairs(db: Path) -> list[tuple[int, str, str, float]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT seq, first, second, score FROM ladder_pairs WHERE kind = 'rated' "
+                            "AND status = 'done' ORDER BY seq").fetchall()
+
+
+def played_matches(db: Path) -> list[tuple[str, str]]:
+    """Every finished rated match that counts, with its result: each must be there once."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT m.id, m.winner FROM matches m JOIN ladder_matches lm ON lm.match_id = m.id "
+                            "WHERE m.status = 'done' AND lm.void = 0 AND m.id LIKE 'L%' ORDER BY m.id").fetchall()
+
+
+def standings(db: Path) -> dict:
+    out = ladder(db, "standings", "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def new_ladder(db: Path, *bots: tuple[str, str]) -> None:
+    """A ladder with these bots admitted, made through the library (the CLI's own tests are below): each
+    `arena` process costs a second of start-up on a busy machine."""
+    with LadderStore(lad_init(db)) as store:
+        for name, command in bots:
+            version = register_version(store, name, command)
+            assert isinstance(version, LadderVersion)
+            assert admit(store, version).status == "admitted"
+
+
+def lad_init(db: Path) -> Path:
+    init_ladder(db, PRESETS["santase"], LadderSettings(TimeControl(move_ms=5000), pairs_in_flight=2), seed=11)
+    return db
+
+
+def copy_db(src: Path, dst: Path) -> None:
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+
+
+def test_killed_three_times_and_resumed_ends_as_a_ladder_never_killed(tmp_path, c_bots):
+    start = tmp_path / "start.db"
+    new_ladder(start, ("random", f"{c_bots}/random 1"), ("chance", f"{c_bots}/random 2"),
+               ("greedy", f"{c_bots}/greedy"))
+    whole, killed = tmp_path / "whole.db", tmp_path / "killed.db"
+    copy_db(start, whole)
+    copy_db(start, killed)
+
+    out = ladder(whole, "run", "--pairs", str(PAIRS))
+    assert out.returncode == 0, out.stderr
+
+    for kill_after in (1, 1, 2):  # rated pairs this run reports before it is killed
+        proc = subprocess.Popen([*ARENA, "ladder", str(killed), "run", "--pairs", str(PAIRS)], cwd=ROOT,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        seen = 0
+        for line in proc.stderr:
+            seen += line.startswith("arena: rated pair ")
+            if seen == kill_after:
+                break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=HANG_S)
+        proc.stderr.close()
+        assert seen == kill_after, "the run ended before it could be killed"
+    assert len(rated_pairs(killed)) < PAIRS
+    out = ladder(killed, "run", "--pairs", str(PAIRS))
+    assert out.returncode == 0, out.stderr
+
+    assert len(rated_pairs(whole)) == PAIRS
+    assert rated_pairs(killed) == rated_pairs(whole)
+    assert played_matches(killed) == played_matches(whole)
+    assert len(played_matches(killed)) == 2 * PAIRS  # every result once
+    assert standings(killed)["standings"] == standings(whole)["standings"]
+
+
+def test_a_version_added_while_the_ladder_runs_is_placed_and_a_broken_one_refused(tmp_path, c_bots):
+    db = tmp_path / "l.db"
+    new_ladder(db, ("random", f"{c_bots}/random 1"))
+    # with one bot the run waits for a second; it ends by itself once it has played its pairs
+    proc = subprocess.Popen([*ARENA, "ladder", str(db), "run", "--pairs", "3"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        out = ladder(db, "add", "greedy", f"{c_bots}/greedy", "--author", "Ana")
+        assert out.returncode == 0 and "admitted" in out.stdout, out.stdout + out.stderr
+        broken = ladder(db, "add", "broken", f"python3 {BOTS}/crash_turn.py")
+        assert broken.returncode == 1
+        assert "refused" in broken.stdout and "crash" in broken.stdout, broken.stdout
+        same = ladder(db, "add", "greedy", f"{c_bots}/greedy")
+        assert same.returncode == 0 and "nothing added" in same.stdout and "greedy." in same.stdout
+        stdout, stderr = proc.communicate(timeout=HANG_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    got = standings(db)
+    rows = {r["name"]: r for r in got["standings"]}
+    assert set(rows) == {"random", "greedy"}  # the broken bot costs no rating and plays no pair
+    assert rows["greedy"]["pairs"] == 3 and rows["greedy"]["author"] == "Ana"
+    assert rows["greedy"]["rank"] in (1, 2) and rows["greedy"]["rank_low"] <= rows["greedy"]["rank_high"]
+    refused = [w for w in got["not_rated"] if w["key"].startswith("broken.")]
+    assert refused and refused[0]["status"] == "refused" and "crash" in refused[0]["reason"]
+    # ladder matches are a tournament's matches to the rest of arena
+    with sqlite3.connect(db) as conn:
+        (match_id,) = conn.execute("SELECT id FROM matches WHERE status = 'done' LIMIT 1").fetchone()
+    shown = arena("transcript", str(db), match_id)
+    assert shown.returncode == 0 and "> match " in shown.stdout
+
+
+def test_a_new_version_retires_the_old_and_challenges_are_never_rated(tmp_path, c_bots):
+    db = tmp_path / "l.db"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    mine.chmod(0o755)
+    tmp_path.chmod(0o755)
+    shutil.copy(c_bots / "random", mine / "bot")
+    new_ladder(db, ("mine", f"{mine}/bot 1"), ("greedy", f"{c_bots}/greedy"))
+    assert ladder(db, "run", "--pairs", "2").returncode == 0
+    shutil.copy(c_bots / "greedy", mine / "bot")  # a new program under the same name
+    out = ladder(db, "add", "mine", f"{mine}/bot 2")
+    assert out.returncode == 0 and "admitted" in out.stdout, out.stdout + out.stderr
+    assert ladder(db, "challenge", "mine", "greedy", "--pairs", "1").returncode == 0
+    assert ladder(db, "run", "--pairs", "4").returncode == 0
+    rows = standings(db)["standings"]
+    versions = [r for r in rows if r["name"] == "mine"]
+    assert len(versions) == 2 and sorted(r["active"] for r in versions) == [False, True]
+    old = next(r for r in versions if not r["active"])
+    assert old["pairs"] == 2  # retired after its two pairs: it keeps its rating and plays no more
+    assert sum(r["pairs"] for r in rows) == 2 * 4  # the challenge is stored but not rated
+    before = rated_pairs(db)
+    assert len(before) == 4
+
+    # a machine's results voided: the ratings forget them, and the next run plays those pairs again
+    void = ladder(db, "void", "--worker", socket.gethostname())
+    assert void.returncode == 0 and "4 pairs" in void.stdout, void.stdout + void.stderr
+    assert all(r["pairs"] == 0 for r in standings(db)["standings"])
+    assert ladder(db, "run", "--pairs", "4").returncode == 0
+    after = rated_pairs(db)
+    assert [(seq, a, b) for seq, a, b, _ in after] == [(seq, a, b) for seq, a, b, _ in before]
+    with sqlite3.connect(db) as conn:
+        assert {a for (a,) in conn.execute("SELECT attempt FROM ladder_pairs WHERE kind = 'rated'")} == {1}
+
+
+def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):
+    db = tmp_path / "l.db"
+    out = ladder(db, "run")
+    assert out.returncode == 2 and "no such ladder" in out.stderr and "Traceback" not in out.stderr
+    assert ladder(db, "init", "--move-time", "fast").returncode == 2
+    assert ladder(db, "init").returncode == 0
+    soon = ladder(db, "run", "--for", "soon")
+    assert soon.returncode == 2 and "--for" in soon.stderr and "Traceback" not in soon.stderr
+    idle = ladder(db, "run", "--for", "1s")  # no bots: it waits, and stops when the time is up
+    assert idle.returncode == 0 and "0 pairs played" in idle.stdout
+    again = ladder(db, "init")
+    assert again.returncode == 2 and "already holds a ladder" in again.stderr
+    bad = ladder(db, "add", "-x", "true")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    nobody = ladder(db, "challenge", "a", "b")
+    assert nobody.returncode == 2 and "no admitted bot" in nobody.stderr
+    out = ladder(db, "token", "Ana")
+    token = out.stdout.strip()
+    assert out.returncode == 0 and len(token) >= 24
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT hash, author FROM ladder_tokens").fetchall()
+    assert len(rows) == 1 and rows[0][1] == "Ana" and token not in rows[0][0]
+

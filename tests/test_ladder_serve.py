@@ -1,0 +1,138 @@
+"""`arena serve --ladder DB`: a real server on loopback over a real ladder; the upload form with and without
+a valid token; the leaderboard and a bot's history in headless Chromium (Playwright)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ARENA, HANG_S
+from test_ladder import new_ladder
+from test_report_browser import ARGS, CHROMIUM
+from test_serve import Server, stop_server
+
+from arena.store.ladder import LadderStore
+from arena.tournament.ladder import RunOptions, new_token, run_ladder
+
+
+@pytest.fixture(scope="module")
+def ladder_server(tmp_path_factory: pytest.TempPathFactory, c_bots: Path) -> Iterator[tuple[Server, str]]:
+    tmp = tmp_path_factory.mktemp("ladder-serve")
+    tmp.chmod(0o755)  # uploaded bots live beside the database and run as their own uid in the sandbox
+    db = tmp / "ladder.db"
+    new_ladder(db, ("random", f"{c_bots}/random 1"), ("greedy", f"{c_bots}/greedy"))
+    run_ladder(db, RunOptions(pairs=3))
+    with LadderStore(db) as store:
+        token = new_token(store, "Ana")
+    proc = subprocess.Popen([*ARENA, "serve", "--ladder", str(db), "--port", "0"], cwd=tmp,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r"(http://\S+/)", line)
+    if m is None:
+        proc.kill()
+        raise AssertionError(f"arena serve --ladder did not start: {line!r} {proc.communicate()[1]}")
+    server = Server(m.group(1), db, proc)
+    try:
+        yield server, token
+    finally:
+        stop_server(server)
+
+
+def post(server: Server, fields: dict[str, str]) -> tuple[int, str]:
+    req = urllib.request.Request(server.url + "upload", data=urllib.parse.urlencode(fields).encode(),
+                                 headers={"Origin": server.url.rstrip("/")})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        body = e.read().decode()
+        e.close()
+        return e.code, body
+
+
+def decided(server: Server, name: str) -> tuple[str, str]:
+    """The status and reason of the version of ``name``, once its admission (in the server) ended."""
+    deadline = time.monotonic() + HANG_S  # anti-hang only: admission takes seconds
+    while time.monotonic() < deadline and server.proc.poll() is None:
+        with sqlite3.connect(server.db) as conn:
+            row = conn.execute("SELECT status, reason FROM ladder_versions WHERE program = ? AND status != 'pending'",
+                               [name]).fetchone()
+        if row is not None:
+            return row
+        time.sleep(0.2)
+    raise AssertionError(f"{name} was never decided (server exit status {server.proc.poll()})")
+
+
+def versions(db: Path) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return [r[0] for r in conn.execute("SELECT program FROM ladder_versions")]
+
+
+def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, str], c_bots: Path) -> None:
+    server, token = ladder_server
+    command = f"{c_bots}/random 7"
+    status, body = post(server, {"name": "sneaky", "command": command, "token": "not-" + token})
+    assert status == 403 and "not valid" in body
+    status, _ = post(server, {"name": "sneaky", "command": command, "token": ""})
+    assert status == 403
+    assert "sneaky" not in versions(server.db)
+    status, body = post(server, {"name": "posted", "command": command, "token": token})
+    assert status == 202 and "Received posted" in body
+    assert decided(server, "posted") == ("admitted", "")
+    with sqlite3.connect(server.db) as conn:
+        (author,) = conn.execute("SELECT author FROM ladder_versions WHERE program = 'posted'").fetchone()
+    assert author == "Ana"  # the token's author, not anything the form says
+
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (`make browser`)")
+def test_chromium_shows_the_leaderboard_a_history_and_uploads_a_file(
+        ladder_server: tuple[Server, str], c_bots: Path, tmp_path: Path) -> None:
+    server, token = ladder_server
+    upload = tmp_path / "mybot"
+    shutil.copy(c_bots / "random", upload)  # with its own seed: another program than the ladder's random
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page: Any = browser.new_page()
+            page.set_default_timeout(20_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url)
+            rows = page.locator("#leaderboard tbody tr")
+            assert rows.count() >= 2
+            text = page.inner_text("#leaderboard")
+            assert "greedy" in text and "random" in text and "?" in text  # provisional after three pairs
+            page.click("#leaderboard a:text('greedy')")
+            page.wait_for_url("**/bot/greedy.*")
+            assert page.locator("#history svg path.rating").count() == 1
+            assert page.locator("#history svg polygon.interval").count() == 1
+            assert page.locator("#recent li").count() == 6  # three pairs of two matches
+            page.click("#recent li a >> nth=0")
+            page.wait_for_url("**/replay/match.html#*")
+
+            page.goto(server.url + "upload")
+            page.fill("input[name=name]", "filed")
+            page.set_input_files("input[name=files]", str(upload))
+            page.fill("input[name=command]", "./mybot 9")
+            page.fill("input[name=token]", token)
+            page.click("#upload button[type=submit]")
+            assert "Received filed" in page.inner_text("#message")
+            assert errors == []
+        finally:
+            browser.close()
+    assert decided(server, "filed") == ("admitted", "")
+    assert (Path(f"{server.db}.files").glob("filed-*/mybot"))
