@@ -93,6 +93,12 @@ def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, s
     with sqlite3.connect(server.db) as conn:
         (author,) = conn.execute("SELECT author FROM ladder_versions WHERE program = 'posted'").fetchone()
     assert author == "Ana"  # the token's author, not anything the form says
+    # the very same program again: nothing new is played, and the leaderboard says why
+    status, _ = post(server, {"name": "again", "command": command, "token": token})
+    assert status == 202
+    state, reason = decided(server, "again")
+    assert state == "refused" and re.fullmatch(r"this program is already on the ladder as posted\.\w+ \(admitted\)",
+                                                reason), reason
 
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")

@@ -84,6 +84,8 @@ class LadderSite:
                 store.record_refusal(name, author, command, str(e))
             if isinstance(got, LadderVersion):
                 admit(store, got, self.sandbox)
+            elif got is not None:  # this very program is on the ladder: say so where its author looks
+                store.record_refusal(name, author, command, got.reason)
 
     def close(self) -> None:
         self.watcher.close()
