@@ -14,8 +14,10 @@ from conftest import ARENA, BOTS, HANG_S, ROOT, arena
 
 from arena.game.variants import PRESETS
 from arena.referee.clock import TimeControl
+from arena.stats.ladder import Entrant, PairResult, ladder_ratings
 from arena.store.ladder import LadderStore, LadderVersion
 from arena.tournament.ladder import LadderSettings, admit, init_ladder, register_version
+from arena.tournament.ladder import standings as ladder_standings
 
 PAIRS = 6
 
@@ -96,6 +98,22 @@ def test_killed_three_times_and_resumed_ends_as_a_ladder_never_killed(tmp_path, 
     assert played_matches(killed) == played_matches(whole)
     assert len(played_matches(killed)) == 2 * PAIRS  # every result once
     assert standings(killed)["standings"] == standings(whole)["standings"]
+    assert_standings_are_the_replay_of_every_pair(whole)
+
+
+def assert_standings_are_the_replay_of_every_pair(db: Path) -> None:
+    """The standings read from each version's last rating point are what replaying every applied pair from
+    the start gives (arena.stats.ladder.ladder_ratings)."""
+    with LadderStore(db) as store:
+        now = ladder_standings(store)
+        entrants = [Entrant(v.key, v.program, v.status == "admitted") for v in store.versions()
+                    if v.since_pair is not None]
+        replayed = ladder_ratings(entrants, [PairResult(p.first, p.second, p.score) for p in store.pairs("rated")
+                                             if p.applied and p.score is not None])
+    assert [(r.key, r.rank, r.rank_low, r.rank_high, r.provisional, r.pairs) for r in now] == \
+        [(r.key, r.rank, r.rank_low, r.rank_high, r.provisional, r.pairs) for r in replayed]
+    assert all(abs(a.rating - b.rating) < 1e-6 and abs(a.low - b.low) < 1e-6
+               for a, b in zip(now, replayed, strict=True))
 
 
 def test_a_version_added_while_the_ladder_runs_is_placed_and_a_broken_one_refused(tmp_path, c_bots):

@@ -272,6 +272,14 @@ class LadderStore(Store):
                 [(seq, r.key, r.rating, r.low, r.high, r.rank, r.rank_low, r.rank_high, int(r.provisional), r.pairs)
                  for seq, r in points])
 
+    def latest_ratings(self) -> dict[str, LadderRating]:
+        """Each version's rating after the last rated pair it played that was applied (its last history
+        point): a rating moves only at its own pairs, so this is its rating now."""
+        # (SQLite's bare columns with max(): the values come from the row of the greatest seq)
+        return {r[0]: LadderRating(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8]) for r in self.db.execute(
+            "SELECT key, rating, low, high, rank, rank_low, rank_high, provisional, pairs, max(seq) "
+            "FROM ladder_history GROUP BY key")}
+
     def history(self, key: str) -> list[HistoryPoint]:
         return [HistoryPoint(r["seq"], LadderRating(r["key"], r["rating"], r["low"], r["high"], r["rank"],
                                                     r["rank_low"], r["rank_high"], bool(r["provisional"]), r["pairs"]))

@@ -36,14 +36,17 @@ from arena.referee.process import Limits
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.seeds import derive_seed
 from arena.stats.ladder import (
+    Z95,
+    Belief,
     Entrant,
     LadderRating,
     LadderState,
     PairResult,
     choose_pair,
-    ladder_ratings,
+    prior,
     ratings_from,
 )
+from arena.stats.ratings import ELO_PER_NAT
 from arena.store.ladder import LADDER, LadderPair, LadderStore, LadderVersion
 from arena.store.store import _now
 from arena.tournament.config import BotConfig, ExecutorConfig, TournamentConfig, name_problem
@@ -226,13 +229,22 @@ def rated_results(pairs: Sequence[LadderPair], upto: int) -> list[PairResult]:
 
 
 def standings(store: LadderStore) -> list[LadderRating]:
-    """The ladder's ratings now (every applied pair), best first."""
-    pairs = store.pairs("rated")
-    applied = [p for p in pairs if p.applied]
-    upto = applied[-1].seq + 1 if applied and applied[-1].seq is not None else 0
-    versions = store.versions()
-    entrants = [Entrant(v.key, v.program, v.status == "admitted") for v in versions if v.since_pair is not None]
-    return ladder_ratings(entrants, rated_results(applied, upto))
+    """The ladder's ratings now (every applied pair), best first.
+
+    Read from each version's last history point, not by replaying every pair (seconds on a long ladder, for
+    every page of the leaderboard): a rating moves only at its own pairs, so its last point is its belief
+    now; the ranks, which depend on everyone's, are computed afresh from those beliefs."""
+    latest = store.latest_ratings()
+    entrants = [Entrant(v.key, v.program, v.status == "admitted") for v in store.versions() if v.since_pair is not None]
+    return ratings_from(entrants, {e.key: _belief(latest.get(e.key)) for e in entrants})
+
+
+def _belief(rating: LadderRating | None) -> Belief:
+    """The belief a stored rating was made from (a version without a pair yet holds the prior)."""
+    if rating is None:
+        return prior()
+    sd = (rating.high - rating.rating) / (Z95 * ELO_PER_NAT)
+    return Belief(rating.rating / ELO_PER_NAT, sd * sd, rating.pairs)
 
 
 class Cursor:
