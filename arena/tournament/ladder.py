@@ -173,8 +173,10 @@ def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None
                            time_control=ladder.settings.time, sandbox=sandbox, matches=1)
         failed = [c for c in report.checks if c.status is Status.FAIL] or [
             c for c in report.checks if c.status is Status.NOT_REACHED]
-        reason = "" if report.passed else "arena check: " + "; ".join(
-            f"{c.status}: {c.title}" + (f": {c.detail}" if c.detail else "") for c in failed)
+        # the first failure says what to fix; the rest (a bot that crashes fails them all alike) would bury it
+        more = f" (and {len(failed) - 1} more: `arena check` lists them)" if len(failed) > 1 else ""
+        reason = "" if report.passed else "arena check: " + "".join(
+            f"{c.status}: {c.title}" + (f": {c.detail}" if c.detail else "") for c in failed[:1]) + more
     except ConfigError as e:
         reason = f"arena check: {e}"
     if not reason:
