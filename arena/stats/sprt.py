@@ -223,6 +223,8 @@ def _fit(shares: Sequence[float], xs: Sequence[float], mean: float) -> list[floa
     lo, hi = -1.0 / max(ds), -1.0 / min(ds)
     for _ in range(200):
         lam = (lo + hi) / 2
+        if lam in (lo, hi):  # the floats between lo and hi are used up: more halving changes nothing
+            break
         # g(lam) = sum share_i d_i / (1 + lam d_i) falls as lam grows; its root is the constrained fit
         g = sum(sh * d / (1 + lam * d) for sh, d in zip(shares, ds, strict=True))
         if g > 0:
