@@ -205,3 +205,12 @@ def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):
         rows = conn.execute("SELECT hash, author FROM ladder_tokens").fetchall()
     assert len(rows) == 1 and rows[0][1] == "Ana" and token not in rows[0][0]
 
+
+
+def test_a_versions_build_output_is_kept_through_its_admission(tmp_path):
+    with LadderStore(lad_init(tmp_path / "l.db")) as store:
+        version = LadderVersion("b.0123abcd", "b", "", "./b", ("./b",), None, "make", "0123abcd", "pending", "",
+                                "2026-12-04T00:00:00+00:00", None, None)
+        store.add_version(version, "cc -o b b.c\n")
+        store.decide_version(version.key, True)
+        assert [(b.name, b.build_output) for b in store.bots("ladder")] == [(version.key, "cc -o b b.c\n")]

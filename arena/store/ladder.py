@@ -121,13 +121,16 @@ class LadderStore(Store):
         rows = list(self.db.query("SELECT * FROM ladder_versions WHERE key = ?", [key]))
         return _version(rows[0]) if rows else None
 
-    def add_version(self, v: LadderVersion) -> None:
+    def add_version(self, v: LadderVersion, build_output: str | None = None) -> None:
+        """A new version, with what its build printed (kept with the ladder's bots, as a tournament's)."""
         with self._transaction():
             self.db.table("ladder_versions").insert({
                 "key": v.key, "program": v.program, "author": v.author, "command": v.command,
                 "argv": json.dumps(list(v.argv)), "cwd": v.cwd, "build": v.build, "fingerprint": v.fingerprint,
                 "status": v.status, "reason": v.reason, "added_at": v.added_at, "since_pair": v.since_pair,
                 "until_pair": v.until_pair}, pk="key")
+            if build_output is not None:
+                self._upsert_bot(v, build_output)
 
     def decide_version(self, key: str, admitted: bool, reason: str = "", build_output: str | None = None) -> None:
         """The end of a version's admission: admitted (it becomes a bot of the ladder's ``bots``), or refused."""
@@ -140,6 +143,11 @@ class LadderStore(Store):
                 self._upsert_bot(v, build_output)
 
     def _upsert_bot(self, v: LadderVersion, build_output: str | None = None) -> None:
+        """The version as a bot of the ladder; ``build_output`` None keeps what its build printed."""
+        if build_output is None:
+            row = self.db.execute("SELECT build_output FROM bots WHERE tournament = ? AND name = ?",
+                                  [LADDER, v.key]).fetchone()
+            build_output = row[0] if row else ""
         self.db.table("bots").upsert({
             "tournament": LADDER, "name": v.key, "command": v.command, "argv": json.dumps(list(v.argv)),
             "hash": v.fingerprint, "build_output": build_output or "", "kind": "bot"}, pk=("tournament", "name"))

@@ -146,9 +146,7 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
     if store.version(key) is not None:  # refused before: this same program is checked again
         store.forget_version(key)
     version = LadderVersion(key, name, author, command, argv, None, build, fp, "pending", "", _now(), None, None)
-    store.add_version(version)
-    if build_output is not None:
-        store._upsert_bot(version, build_output)
+    store.add_version(version, build_output)
     return version
 
 
