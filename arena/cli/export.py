@@ -106,14 +106,14 @@ def stored_records(store: Store, where: Path) -> Iterator[GameRecord]:
 def stored_record(event: str, rules: RuleSet, match: StoredMatch, deals: Sequence[StoredDeal],
                   terminations: Sequence[StoredTermination], where: Path) -> GameRecord:
     """One finished match of the database as a record; ArenaError naming the row a record cannot be made of."""
-    from arena.records import GameRecord, MatchResult
+    from arena.records import GameRecord
 
     return GameRecord(
         event=event, match=match.match_id, date=match.started_at or "", bots=match.seats, rules=rules,
         deal_seed=match.spec.deal_seed, match_seed=match.spec.match_seed,
         deals=tuple(_deal(d, f"{where}: match {match.match_id} deal {d.idx + 1}") for d in deals),
-        result=MatchResult(match.winner_seat, match.result.score, match.reason or "",
-                           tuple(_termination(t, f"{where}: match {match.match_id}") for t in terminations)),
+        result=dataclasses.replace(match.result, terminations=tuple(
+            _termination(t, f"{where}: match {match.match_id}") for t in terminations)),
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any, Self
 import sqlite_utils
 
 from arena.errors import StoreError
-from arena.game.cards import Card, parse_cards
+from arena.game.cards import Card, CardError, parse_cards
 from arena.game.variants import RuleSet
 from arena.referee import script as referee_script
 from arena.referee.record import MatchRecord, MatchSpec, deal_facts, match_facts
@@ -526,8 +526,7 @@ class Store:
             for match_id, dealer, deck, winner, game_points in self.db.conn.execute(
                     "SELECT match_id, dealer, deck, winner, game_points FROM deals WHERE match_id IN "
                     f"({', '.join('?' * len(batch))}) ORDER BY match_id, idx", batch):
-                text = _deck_text(deck or "")
-                deals.setdefault(match_id, []).append((dealer, parse_cards(text) if text else [], winner, game_points))
+                deals.setdefault(match_id, []).append((dealer, _stored_cards(deck), winner, game_points))
         for match_id in new:  # (a match that ended before its first deal has no luck: 0)
             kept[match_id] = _match_luck(rules, deals.get(match_id, []))
         return {match_id: kept[match_id] for match_id in done}
@@ -598,3 +597,11 @@ class Store:
             if isinstance(hello, dict) and hello:
                 out[r["bot"]] = hello  # the last one wins
         return out
+
+
+def _stored_cards(deck: str | None) -> list[Card]:
+    """A deck column's cards; none for a deck that does not read (a damaged row counts no luck)."""
+    try:
+        return parse_cards(_deck_text(deck or ""))
+    except CardError:
+        return []

@@ -174,8 +174,8 @@ async def play_tournament(
         nonlocal stopped
         store.save(rec)
         progress.add(rec.winner_name, rec.bots)
-        progress.last = rec.result.line(rec.bots) + (
-            f" ({rec.reason} by {rec.terminations[0].bot})" if rec.reason != "target" else "")
+        deciding = rec.result.deciding
+        progress.last = rec.result.line(rec.bots) + (f" ({rec.reason} by {deciding.bot})" if deciding else "")
         stop = on_done(spec, rec) if on_done is not None else None
         stopped = stopped or bool(stop)
         return stop
