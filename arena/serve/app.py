@@ -134,6 +134,28 @@ def file_response(folder: Path, path: str) -> Response:
     return Response(target.read_bytes(), media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
+def lang_of(request: Request | WebSocket) -> str:
+    """The page's language: ?lang=, else the cookie it set, else the browser's."""
+    return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
+                         request.headers.get("accept-language"))
+
+
+def render_page(env: jinja2.Environment, request: Request, template: str, status: int = 200,
+                **values: Any) -> HTMLResponse:
+    """A template of arena/serve/templates in the request's language, with the pages' security headers; a
+    language chosen with ?lang= is remembered in a cookie."""
+    lang = lang_of(request)
+    html = env.get_template(template).render(lang=lang, t=strings(lang), langs=LANGS, path=request.url.path,
+                                             **values)
+    response = HTMLResponse(html, status)
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"  # no-referrer would make forms send Origin: null
+    if request.query_params.get("lang") in LANGS:
+        response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
+    return response
+
+
 def static_response(name: str) -> Response:
     """One of the pages' stylesheets and scripts (STATIC), or 404."""
     path = STATIC.get(name)
@@ -154,21 +176,8 @@ class ServeApp:
         self.replays = ReplayRenderer(hall)
         hall.replay_url = lambda variant, match_id: f"/replay/{variant}/match.html#{_file_name(match_id)}"
 
-    def lang_of(self, request: Request | WebSocket) -> str:
-        return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
-                             request.headers.get("accept-language"))
-
     def page(self, request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        lang = self.lang_of(request)
-        html = self.env.get_template(template).render(
-            lang=lang, t=strings(lang), langs=LANGS, path=request.url.path, **values)
-        response = HTMLResponse(html, status)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "same-origin"  # no-referrer would make forms send Origin: null
-        if request.query_params.get("lang") in LANGS:
-            response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
-        return response
+        return render_page(self.env, request, template, status, **values)
 
     def refused(self, request: Request, e: Refused, status: int = 429) -> HTMLResponse:
         return self.page(request, "serve_message.html", status, message=e.code, detail=str(e), params=e.params)
@@ -192,7 +201,7 @@ class ServeApp:
         return {k: v[0] for k, v in fields.items()}
 
     async def home(self, request: Request) -> Response:
-        lang = self.lang_of(request)
+        lang = lang_of(request)
         return self.page(request, "serve_home.html", bots=[(b.name, strength(b.name)) for b in self.hall.registry.bots],
                     variants=self.variants_for(lang))
 
@@ -255,7 +264,7 @@ class ServeApp:
         if seat is None:
             new_token = self.hall.join(room)
             seat = room.seat_of(new_token)
-        lang = self.lang_of(request)
+        lang = lang_of(request)
         strings_json = json.dumps(strings(lang)).replace("</", "<\\/")
         response = self.page(request, "serve_room.html", room=room, seat=seat, strings_json=strings_json,
                         variant=room.variant, variant_label=variant_name(room.variant, lang),
@@ -270,7 +279,7 @@ class ServeApp:
         if variant not in self.hall.variants:
             return self.refused(request, Refused("unknown-variant", f"no variant {variant[:30]!r}", name=variant[:30]),
                                 404)
-        lang = self.lang_of(request)
+        lang = lang_of(request)
         return self.page(request, "serve_rules.html", variant=variant, variant_label=variant_name(variant, lang),
                     sections=rules_sections(self.hall.variants[variant], lang), variants=self.variants_for(lang))
 

@@ -25,8 +25,16 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.game.variants import RuleSet
 from arena.report.charts import band_chart
-from arena.serve.app import CSP, _file_name, environment, file_response, same_origin, static_response
-from arena.serve.i18n import LANGS, pick_language, rules_sections, strings, variant_name
+from arena.serve.app import (
+    _file_name,
+    environment,
+    file_response,
+    lang_of,
+    render_page,
+    same_origin,
+    static_response,
+)
+from arena.serve.i18n import rules_sections, strings, variant_name
 from arena.serve.watch import Watcher
 from arena.store.ladder import LadderStore, data_folder
 
@@ -94,20 +102,9 @@ class LadderSite:
 def build_ladder_app(site: LadderSite) -> Starlette:
     env = environment()
 
-    def lang_of(request: Request) -> str:
-        return pick_language(request.query_params.get("lang"), request.cookies.get("lang"),
-                             request.headers.get("accept-language"))
-
     def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        lang = lang_of(request)
-        html = env.get_template(template).render(lang=lang, t=strings(lang), langs=LANGS, path=request.url.path,
-                                                 variant=site.variant,
-                                                 variant_label=variant_name(site.variant, lang), **values)
-        response = HTMLResponse(html, status)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "same-origin"
-        return response
+        return render_page(env, request, template, status, variant=site.variant,
+                           variant_label=variant_name(site.variant, lang_of(request)), **values)
 
     async def board(request: Request) -> Response:
         rows, waiting, flagged = await trio.to_thread.run_sync(site.board)
