@@ -104,7 +104,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     with LadderStore(db) as store:
         lad.open_ladder(store)  # not a ladder: one line now
         if args.action == "add":
-            got = lad.register_version(store, args.name, args.bot_command, args.author, args.build)
+            got = lad.register_version(store, args.name, args.bot_command, args.author, args.build,
+                                       sandbox=args.sandbox)
             if isinstance(got, lad.Added):
                 print(f"{args.name}: nothing added: {got.reason}")
                 return 0

@@ -86,7 +86,8 @@ class LadderSite:
 
         with LadderStore(self.db) as store:
             try:
-                got = register_version(store, name, command, author, build, base_dir=folder)
+                got = register_version(store, name, command, author, build, base_dir=folder,
+                                       sandbox=self.sandbox)
             except ArenaError as e:
                 got = None
                 store.record_refusal(name, author, command, str(e))

@@ -160,7 +160,9 @@ class LadderStore(Store):
     def record_refusal(self, name: str, author: str, command: str, reason: str) -> str:
         """A submission refused before it was a program (its build failed, its command cannot start): kept
         under a key of its own, with the reason, so its author can read why."""
-        key = f"{name}.refused-{self.db.execute('SELECT count(*) FROM ladder_versions').fetchone()[0]}"
+        # (the next rowid: unlike a count, never one a row already had, as versions refused before are forgotten)
+        number = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM ladder_versions").fetchone()[0]
+        key = f"{name}.refused-{number}"
         self.add_version(LadderVersion(key, name, author, command, (), None, None, "", "refused",
                                        " ".join(reason.split())[:2000], _now(), None, None))
         return key

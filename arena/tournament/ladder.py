@@ -125,7 +125,7 @@ class Added:
 
 
 def register_version(store: LadderStore, name: str, command: str, author: str = "", build: str | None = None,
-                     base_dir: Path | None = None) -> LadderVersion | Added:
+                     base_dir: Path | None = None, sandbox: str | None = None) -> LadderVersion | Added:
     """Check and record a new version as 'pending' (after its build, if any); `Added` with status ``same``
     when this exact program is on the ladder already. ConfigError for a bad name or command, or a failing
     build."""
@@ -136,7 +136,7 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
     base = base_dir or Path.cwd()
     build_output = None
     if build is not None:
-        build_output = _build(store, name, command, build, base)
+        build_output = _build(store, name, command, build, base, sandbox)
     argv = tuple(resolve_command(command, base))
     fp = fingerprint(argv)
     for v in store.versions():
@@ -150,11 +150,12 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
     return version
 
 
-def _build(store: LadderStore, name: str, command: str, build: str, base: Path) -> str:
+def _build(store: LadderStore, name: str, command: str, build: str, base: Path, sandbox: str | None) -> str:
+    """Run a version's build as a tournament's (in the sandbox the version will play in); its output."""
     from arena.tournament.build import run_builds
 
     ladder = open_ladder(store)
-    config = ladder_config(ladder, [], "auto", ExecutorConfig(), 1)
+    config = ladder_config(ladder, [], sandbox or "auto", ExecutorConfig(), 1)
     bot = BotConfig(name, tuple(shlex.split(command)), command, cwd=base, build=build)
     config = dataclasses.replace(config, bots=(bot,), source=base / "arena-ladder-add")
     return run_builds(config)[name].output
