@@ -230,10 +230,6 @@ class LadderStore(Store):
                               [match_id]).fetchone()
         return None if row is None else (row[0], (row[1], row[2]), row[3] or 0.0)
 
-    def match_terminations_kinds(self, match_id: str) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self.db.execute("SELECT kind, bot FROM terminations WHERE match_id = ?",
-                                                       [match_id])]
-
     def finish_pair(self, pair_id: int, score: float) -> None:
         with self._transaction():
             self.db.execute("UPDATE ladder_pairs SET status = 'done', score = ?, finished_at = ? WHERE id = ?",
@@ -245,10 +241,6 @@ class LadderStore(Store):
             self.db.execute("UPDATE ladder_matches SET void = 1 WHERE pair_id = ?", [pair_id])
             self.db.execute("UPDATE ladder_pairs SET attempt = attempt + 1, status = 'chosen', score = NULL, "
                             "applied = 0, void_reason = ? WHERE id = ?", [reason, pair_id])
-
-    def pair_matches(self, pair_id: int) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT match_id FROM ladder_matches WHERE pair_id = ? AND void = 0 "
-                                              "ORDER BY match_id", [pair_id])]
 
     def void_host(self, host: str) -> list[int]:
         """Every rated pair a match of which ``host`` played is voided, to be played again (the ratings are

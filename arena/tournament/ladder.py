@@ -454,7 +454,7 @@ class _Run:
             outcomes = [store.match_done(spec.match_id) for spec in specs]
             # the lag of a match in which a bot timed out (each match's own: the other may have been late)
             lag = max((o[2] for spec, o in zip(specs, outcomes, strict=True) if o is not None and any(
-                kind == "timeout" for kind, _ in store.match_terminations_kinds(spec.match_id))), default=0.0)
+                t.kind == "timeout" for t in store.match_terminations(spec.match_id))), default=0.0)
             if lag > LATE_MS and pair.attempt + 1 < MAX_ATTEMPTS:
                 store.void_attempt(pair.id, f"timeout while the referee was {lag:.0f} ms late")
                 self.log(f"pair {number}: a timeout while the referee was {lag:.0f} ms late; played again")
@@ -534,20 +534,8 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.strip().encode()).hexdigest()
 
 
-def settle_seq(history: Sequence[tuple[int, int, int]]) -> int | None:
-    """The seq after which a version's rank interval stayed within ±1 rank (of (seq, rank_low, rank_high)
-    points), or None if it never did."""
-    settled = None
-    for seq, low, high in history:
-        if high - low <= 2:
-            settled = seq if settled is None else settled
-        else:
-            settled = None
-    return settled
-
-
 __all__ = [
     "Added", "Ladder", "LadderSettings", "RunOptions", "admit", "apply_ready", "challenge", "find_version",
     "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
-    "run_ladder", "settle_seq", "standings", "token_hash", "version_key",
+    "run_ladder", "standings", "token_hash", "version_key",
 ]
