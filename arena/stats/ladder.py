@@ -30,9 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.stats.ratings import ELO_PER_NAT
+from arena.stats.results import Z95
 
 #: Two-sided 95% normal quantile, for the rating and rank intervals.
-Z95 = 1.959963984540054
 #: Prior standard deviation of a new version's rating, in Elo: bots written for one game range over
 #: about a thousand Elo (a random player to a search bot), so a new one is anywhere within about ±800.
 #: In bench/ladder_sim.py's prediction test (docs/STATISTICS.md, "Prior, intervals, provisional"), 400 is

@@ -21,9 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.stats.results import Result
-
-Z95 = 1.959963984540054
+from arena.stats.results import Z95, Result
 
 #: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
 #: deals, bench/luck_bench.py fit).

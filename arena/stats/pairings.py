@@ -7,9 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from arena.stats.ratings import ratings
-from arena.stats.results import Result, check_results, units
-
-Z95 = 1.959963984540054
+from arena.stats.results import Z95, Result, check_results, units
 
 
 @dataclass(frozen=True)

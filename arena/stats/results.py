@@ -6,6 +6,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
 
 @dataclass(frozen=True)
 class Result:

@@ -36,7 +36,6 @@ from arena.referee.process import Limits
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.seeds import derive_seed
 from arena.stats.ladder import (
-    Z95,
     Belief,
     Entrant,
     LadderRating,
@@ -47,6 +46,7 @@ from arena.stats.ladder import (
     ratings_from,
 )
 from arena.stats.ratings import ELO_PER_NAT
+from arena.stats.results import Z95
 from arena.store.ladder import LADDER, LadderPair, LadderStore, LadderVersion
 from arena.store.store import _now
 from arena.tournament.config import BotConfig, ExecutorConfig, TournamentConfig, name_problem
