@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,6 +26,18 @@ ARENA = (sys.executable, "-m", "arena")
 # Every subprocess timeout here only stops a hang, so that a hung case fails instead of holding the suite
 # until CI's limit; nothing a test waits for takes anywhere near it, on any machine.
 HANG_S = 600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with the most `slow` tests first, the rest in their usual order. `make test` gives pytest-xdist
+    whole files in this order (--dist loadfile --no-loadscope-reorder), so the long files start early and the
+    short ones fill the end, instead of a 20-second file starting last while the other worker has nothing
+    left to do (xdist's own order, by the number of tests, puts the one-test tutorial last)."""
+    slow_tests = {(item.path, getattr(item, "originalname", item.name)) for item in items
+                  if item.get_closest_marker("slow")}  # (a parametrized test counts once)
+    slow = Counter(path for path, _ in slow_tests)
+    first_seen = {path: i for i, path in enumerate(dict.fromkeys(item.path for item in items))}
+    items.sort(key=lambda item: (-slow[item.path], first_seen[item.path]))
 
 
 def arena(*args: str, cwd: Path = ROOT, input: str | None = None, env: Mapping[str, str] | None = None,

@@ -8,9 +8,11 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT, arena
 
 
+@pytest.mark.slow
 def test_greedy_clearly_beats_random_and_the_seed_replays():
     args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "12", "--seed", "1", "--json"]
     first = arena(*args)
@@ -30,6 +32,7 @@ def test_human_summary_names_both_bots():
     assert "terminations: none" in result.stdout
 
 
+@pytest.mark.slow
 def test_sprt_stops_with_a_verdict():
     result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
                    "--sprt", "elo0=0", "elo1=100", "alpha=0.05", "beta=0.05", "--json")
@@ -39,6 +42,7 @@ def test_sprt_stops_with_a_verdict():
     assert sprt["unit"] == "pair" and sprt["matches"] % 2 == 0  # duplicate deals: whole pairs decide
 
 
+@pytest.mark.slow
 def test_sprt_without_duplicate_deals_counts_matches_one_by_one():
     result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
                    "--no-duplicate", "--sprt", "elo0=0", "elo1=100", "--json")
@@ -85,6 +89,7 @@ def test_a_db_of_other_matches_is_refused_in_terms_of_arena_match(tmp_path):
     assert "--fresh" not in again.stderr
 
 
+@pytest.mark.slow
 def test_the_default_seed_is_random_printed_and_replays():
     args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "2", "--json"]
     first = arena(*args)

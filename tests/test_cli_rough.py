@@ -221,6 +221,7 @@ def test_stderr_written_after_match_end_and_quit_is_in_the_transcript(tmp_path: 
 
 
 # ------------------------------------------------------------------ the SPRT line
+@pytest.mark.slow
 def test_sprt_line_counts_matches_and_says_what_the_test_decided():
     result = arena_cli("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
                        "--sprt", "elo0=0", "elo1=100", "--sandbox", "none")

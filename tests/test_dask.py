@@ -201,6 +201,7 @@ def test_a_worker_runs_python_bots_with_its_own_interpreter_and_still_checks_the
 
 
 # ------------------------------------------------------------------------------------- a LocalCluster
+@pytest.mark.slow
 def test_the_demo_on_a_local_cluster_gives_the_local_executors_rows(tmp_path):
     needs_distributed()
     local_db = tmp_path / "local" / "arena.db"
@@ -372,6 +373,7 @@ def slow_bots() -> str:
   - {{name: slow, command: {BOTS}/slow.py 20}}"""
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_match_costs_nothing(cluster, tmp_path):
     local_db = tmp_path / "local.db"
     local = arena_run(str(small_config(tmp_path / "local.yaml", local_db, slow_bots(), "sandbox: none")))
@@ -417,6 +419,7 @@ def test_a_worker_killed_mid_match_costs_nothing(cluster, tmp_path):
     cluster.client.wait_for_workers(2, timeout=120)  # the nanny restarts the worker for the next test
 
 
+@pytest.mark.slow
 def test_a_scheduler_that_goes_away_stops_the_run_and_a_later_run_resumes(tmp_path):
     needs_distributed()
     os.chmod(tmp_path, 0o755)

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 
+import pytest
 from conftest import HANG_S, ROOT
 
 
@@ -19,6 +20,7 @@ def walkthrough() -> list[str]:
             if line.startswith("arena ladder ")]
 
 
+@pytest.mark.slow
 def test_ladder_md_commands_work_as_written(tmp_path, c_bots):
     db = tmp_path / "course.db"
     outputs = {}

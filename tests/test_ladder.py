@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import ARENA, BOTS, HANG_S, ROOT, arena
 
 from arena.game.variants import PRESETS
@@ -65,6 +66,7 @@ def copy_db(src: Path, dst: Path) -> None:
         a.backup(b)
 
 
+@pytest.mark.slow
 def test_killed_three_times_and_resumed_ends_as_a_ladder_never_killed(tmp_path, c_bots):
     start = tmp_path / "start.db"
     new_ladder(start, ("random", f"{c_bots}/random 1"), ("chance", f"{c_bots}/random 2"),
@@ -116,6 +118,7 @@ def assert_standings_are_the_replay_of_every_pair(db: Path) -> None:
                for a, b in zip(now, replayed, strict=True))
 
 
+@pytest.mark.slow
 def test_a_version_added_while_the_ladder_runs_is_placed_and_a_broken_one_refused(tmp_path, c_bots):
     db = tmp_path / "l.db"
     new_ladder(db, ("random", f"{c_bots}/random 1"))
@@ -148,6 +151,7 @@ def test_a_version_added_while_the_ladder_runs_is_placed_and_a_broken_one_refuse
     assert shown.returncode == 0 and "> match " in shown.stdout
 
 
+@pytest.mark.slow
 def test_a_new_version_retires_the_old_and_challenges_are_never_rated(tmp_path, c_bots):
     db = tmp_path / "l.db"
     mine = tmp_path / "mine"

@@ -35,6 +35,7 @@ def workdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 def test_each_skeleton_passes_check_as_generated(lang, workdir):
     if missing(lang):

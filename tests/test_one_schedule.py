@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 from conftest import arena as run_arena
 
@@ -54,6 +55,7 @@ def test_arena_match_plays_the_schedule_of_arena_run(tmp_path: Path) -> None:
     assert {p.stem for p in (tmp_path / "report" / "data").glob("*.js")} >= {m["id"] for m in played}
 
 
+@pytest.mark.slow
 def test_the_api_example_runs() -> None:
     text = (ROOT / "docs" / "API.md").read_text()
     example = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[-1]

@@ -79,6 +79,7 @@ def export(db: Path, path: Path, fmt: str) -> None:
 
 
 # ----------------------------------------------------------------------------------- export, then replay
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "pgn-like"])
 @pytest.mark.parametrize("series", list(SERIES))
 def test_an_exported_database_replays_ok(databases, tmp_path, series, fmt):

@@ -855,6 +855,7 @@ def test_command_through_the_cli_error_path(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------- size
+@pytest.mark.slow
 def test_large_tournament_renders_every_page(tmp_path: Path) -> None:
     """300 matches of 20 bots: every page is written (bench/report_bench.py measures how fast, for 5,000)."""
     store = synthetic_db(tmp_path / "arena.db", n_bots=20, n_matches=300, pool_size=30, flaky="bot19")

@@ -171,6 +171,7 @@ def test_sort_standings_and_open_a_match(reports: dict[str, Path], browser: Brow
     assert not browser.errors and not browser.remote and not browser.dialogs
 
 
+@pytest.mark.slow
 def test_replay_steps_forward_and_back(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
     goto(page, viewer(reports["real"], "random-vs-greedy-p0-g0"))
@@ -262,6 +263,7 @@ def test_bot_page_and_forfeit_replay(reports: dict[str, Path], browser: Browser,
     assert not browser.errors and not browser.remote and not browser.dialogs
 
 
+@pytest.mark.slow
 def test_hostile_names_stay_text_in_the_browser(reports: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     page = browser.page()
     goto(page, (reports["evil"] / "index.html").as_uri())

@@ -65,6 +65,7 @@ def results(db: Path) -> list[tuple]:
     return matches + deals
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
     clean_db = tmp_path / "clean" / "arena.db"
     clean = arena_run(str(write_config(tmp_path / "clean.yaml", clean_db)))
@@ -100,6 +101,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
     assert results(db) == expected
 
 
+@pytest.mark.slow
 def test_changed_config_is_refused_then_force_or_fresh(tmp_path):
     db = tmp_path / "arena.db"
     config = write_config(tmp_path / "t.yaml", db, slow_ms=0)
@@ -114,6 +116,7 @@ def test_changed_config_is_refused_then_force_or_fresh(tmp_path):
     assert fresh.returncode == 0 and "12 to play" in fresh.stderr
 
 
+@pytest.mark.slow
 def test_run_prints_standings_and_workers_give_the_same_results(tmp_path):
     one_db = tmp_path / "one" / "arena.db"
     one = arena_run(str(write_config(tmp_path / "one.yaml", one_db, slow_ms=0)))

@@ -120,6 +120,7 @@ def digest(path: Path) -> str:
 # --------------------------------------------------------------------------------------------- the seed
 
 
+@pytest.mark.slow
 def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) -> None:
     db = tmp_path / "killed" / "arena.db"
     gate = held(tmp_path)  # the run cannot finish before the kill, however late it comes
@@ -167,6 +168,7 @@ def test_random_seed_is_printed_stored_and_reused_by_the_resume(tmp_path: Path) 
 # --------------------------------------------------------------------------------------------- one writer
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_database_is_refused_while_the_first_runs(tmp_path: Path) -> None:
     """The first run stores a match and then cannot finish: one of its bots never answers a turn it has ten
     minutes for (tests/bots/gate.py), so the second run meets it running, however slow the machine."""
@@ -296,6 +298,7 @@ def small_disk(tmp_path: Path):
             subprocess.run(["umount", "-l", str(mount)])
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_run_with_one_line_and_a_later_run_resumes(tmp_path: Path, small_disk) -> None:
     mount, grow = small_disk
     db = mount / "arena.db"

@@ -108,6 +108,7 @@ def _version(page: Any) -> int:
     return int(page.get_attribute("#game", "data-version") or 0)
 
 
+@pytest.mark.slow
 def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages: Pages) -> None:
     host = pages.page()
     host.goto(server.url)

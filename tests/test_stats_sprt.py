@@ -150,6 +150,7 @@ def test_pair_sprt_takes_only_pair_scores_and_counts_two_matches_a_pair():
         t.update(0.25)
 
 
+@pytest.mark.slow
 def test_pairs_decide_with_fewer_matches_and_near_the_error_rates():
     """Where the deal's luck is large (duplicate deals cancel it within a pair), the pair test needs far
     fewer matches than counting each match alone; its error rates stay near alpha and beta (the generalized

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 DOC = (ROOT / "docs/TUTORIAL.md").read_text()
@@ -58,6 +59,7 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
+@pytest.mark.slow
 def test_every_command_of_the_tutorial_runs_as_shown(tmp_path: Path) -> None:
     root = tmp_path / "arena"
     shutil.copytree(ROOT / "bots", root / "bots", ignore=shutil.ignore_patterns("*.o", "__pycache__"))
