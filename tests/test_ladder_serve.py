@@ -3,6 +3,7 @@ a valid token; the leaderboard and a bot's history in headless Chromium (Playwri
 
 from __future__ import annotations
 
+import http.client
 import re
 import shutil
 import sqlite3
@@ -21,6 +22,7 @@ from test_ladder import new_ladder
 from test_report_browser import ARGS, CHROMIUM
 from test_serve import Server, stop_server
 
+from arena.serve.ladder import MAX_UPLOAD_BYTES
 from arena.store.ladder import LadderStore
 from arena.tournament.ladder import RunOptions, new_token, run_ladder
 
@@ -99,6 +101,37 @@ def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, s
     state, reason = decided(server, "again")
     assert state == "refused" and re.fullmatch(r"this program is already on the ladder as posted\.\w+ \(admitted\)",
                                                 reason), reason
+
+
+
+def test_an_upload_over_the_limit_is_refused_even_without_a_length(ladder_server: tuple[Server, str]) -> None:
+    """A chunked body has no Content-Length to check: the server counts the bytes as they come, and stops."""
+    server, token = ladder_server
+    url = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=HANG_S)
+    fields = "".join(f'--B\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'
+                     for k, v in {"name": "huge", "token": token}.items())
+    head = (fields + '--B\r\nContent-Disposition: form-data; name="files"; filename="bot"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n").encode()
+    block = b"a" * (1024 * 1024)
+
+    def body() -> Iterator[bytes]:
+        yield head
+        for _ in range(MAX_UPLOAD_BYTES // len(block) + 2):
+            yield block
+        yield b"\r\n--B--\r\n"
+
+    try:
+        try:
+            conn.request("POST", "/upload", body=body(), encode_chunked=True,
+                         headers={"Origin": server.url.rstrip("/"), "Content-Type": "multipart/form-data; boundary=B"})
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed while the rest of the body was still being sent
+        response = conn.getresponse()
+        assert response.status == 413 and "more than 20 MB" in response.read().decode()
+    finally:
+        conn.close()
+    assert "huge" not in versions(server.db)
 
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")

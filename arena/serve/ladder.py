@@ -21,6 +21,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
+from starlette.types import Message
 
 from arena.errors import ArenaError
 from arena.game.variants import RuleSet
@@ -144,10 +145,23 @@ def build_ladder_app(site: LadderSite) -> Starlette:
 
         if not same_origin(request.headers.get("origin"), request.headers.get("host")):
             return refuse("cross-site request", 403)
-        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD_BYTES:
+        def too_large() -> Response:
             return refuse(f"more than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB", 413)
+
+        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD_BYTES:
+            return too_large()
+        # the bytes are counted as they come: a chunked upload has no Content-Length to trust
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_UPLOAD_BYTES:
+                return too_large()
+
+        async def replay_body() -> Message:
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
         try:
-            form = await request.form(max_files=MAX_FILES, max_fields=10)
+            form = await Request(request.scope, replay_body).form(max_files=MAX_FILES, max_fields=10)
         except Exception as e:  # noqa: BLE001  (python-multipart's errors: a malformed body)
             return refuse(f"the form was not understood ({type(e).__name__})")
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
