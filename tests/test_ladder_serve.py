@@ -4,6 +4,7 @@ a valid token; the leaderboard and a bot's history in headless Chromium (Playwri
 from __future__ import annotations
 
 import http.client
+import itertools
 import re
 import shutil
 import sqlite3
@@ -12,7 +13,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,33 +105,50 @@ def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, s
 
 
 
-def test_an_upload_over_the_limit_is_refused_even_without_a_length(ladder_server: tuple[Server, str]) -> None:
-    """A chunked body has no Content-Length to check: the server counts the bytes as they come, and stops."""
-    server, token = ladder_server
+def form_part(name: str, value: bytes, filename: str | None = None) -> bytes:
+    """One part of a multipart/form-data body with the boundary B."""
+    file = f'; filename="{filename}"\r\nContent-Type: application/octet-stream' if filename else ""
+    return f'--B\r\nContent-Disposition: form-data; name="{name}"{file}\r\n\r\n'.encode() + value + b"\r\n"
+
+
+def post_parts(server: Server, parts: Iterable[bytes]) -> tuple[int, str]:
+    """POST a multipart form, sent chunked (no Content-Length), as the parts come."""
     url = urllib.parse.urlsplit(server.url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=HANG_S)
-    fields = "".join(f'--B\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'
-                     for k, v in {"name": "huge", "token": token}.items())
-    head = (fields + '--B\r\nContent-Disposition: form-data; name="files"; filename="bot"\r\n'
-            "Content-Type: application/octet-stream\r\n\r\n").encode()
-    block = b"a" * (1024 * 1024)
-
-    def body() -> Iterator[bytes]:
-        yield head
-        for _ in range(MAX_UPLOAD_BYTES // len(block) + 2):
-            yield block
-        yield b"\r\n--B--\r\n"
-
     try:
         try:
-            conn.request("POST", "/upload", body=body(), encode_chunked=True,
+            conn.request("POST", "/upload", body=itertools.chain(parts, [b"--B--\r\n"]), encode_chunked=True,
                          headers={"Origin": server.url.rstrip("/"), "Content-Type": "multipart/form-data; boundary=B"})
         except (BrokenPipeError, ConnectionResetError):
             pass  # the server answered and closed while the rest of the body was still being sent
         response = conn.getresponse()
-        assert response.status == 413 and "more than 20 MB" in response.read().decode()
+        return response.status, response.read().decode()
     finally:
         conn.close()
+
+
+def test_an_uploaded_bot_runs_in_its_own_folder(ladder_server: tuple[Server, str], c_bots: Path) -> None:
+    """Its files are read by relative paths, as a bot reads its opening book or weights."""
+    server, token = ladder_server
+    run = b"#!/bin/sh\nread -r seed < book.txt || exit 3\nexec ./random \"$seed\"\n"
+    status, body = post_parts(server, [
+        form_part("name", b"booked"), form_part("token", token.encode()), form_part("command", b"./run.sh"),
+        form_part("files", run, "run.sh"), form_part("files", (c_bots / "random").read_bytes(), "random"),
+        form_part("files", b"5\n", "book.txt")])
+    assert status == 202, body
+    assert decided(server, "booked") == ("admitted", "")
+
+
+def test_an_upload_over_the_limit_is_refused_even_without_a_length(ladder_server: tuple[Server, str]) -> None:
+    """A chunked body has no Content-Length to check: the server counts the bytes as they come, and stops."""
+    server, token = ladder_server
+    block = b"a" * (1024 * 1024)
+    head = form_part("name", b"huge") + form_part("token", token.encode())
+    file_head = b'--B\r\nContent-Disposition: form-data; name="files"; filename="bot"\r\n\r\n'
+    status, body = post_parts(server, itertools.chain([head, file_head],
+                                                      itertools.repeat(block, MAX_UPLOAD_BYTES // len(block) + 2),
+                                                      [b"\r\n"]))
+    assert status == 413 and "more than 20 MB" in body
     assert "huge" not in versions(server.db)
 
 

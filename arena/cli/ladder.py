@@ -48,6 +48,8 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     add.add_argument("bot_command", metavar="COMMAND", help='its command line, e.g. "python mybot/bot.py"')
     add.add_argument("--build", metavar="CMD", help="a build command to run first (in the sandbox)")
     add.add_argument("--author", default="", help="who wrote it (shown on the leaderboard)")
+    add.add_argument("--cwd", metavar="DIR", type=Path, default=None,
+                     help="the folder the bot runs in, read-only (default: a fresh empty folder of its own)")
     add_sandbox_option(add)
 
     run = actions.add_parser("run", help="play rated pairs until stopped (Ctrl-C; a resumed run goes on)")
@@ -104,8 +106,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     with LadderStore(db) as store:
         lad.open_ladder(store)  # not a ladder: one line now
         if args.action == "add":
+            cwd = None if args.cwd is None else args.cwd.absolute()
+            if cwd is not None and not cwd.is_dir():
+                raise ConfigError(f"--cwd: {args.cwd}: no such folder")
             got = lad.register_version(store, args.name, args.bot_command, args.author, args.build,
-                                       sandbox=args.sandbox)
+                                       sandbox=args.sandbox, cwd=cwd)
             if isinstance(got, lad.Added):
                 print(f"{args.name}: nothing added: {got.reason}")
                 return 0

@@ -50,9 +50,11 @@ def check_bot(
     time_control: TimeControl | None = None,
     sandbox: str | None = None,
     matches: int = 2,
+    cwd: Path | None = None,
 ) -> CheckReport:
-    """Run the checks on the bot ``command`` (a command line, as for `arena match`). Raises ConfigError (or
-    BotSpecError) for a command that cannot be started or a sandbox that cannot be had."""
+    """Run the checks on the bot ``command`` (a command line, as for `arena match`), run in ``cwd`` (its
+    paths relative to it) or in a fresh folder of its own. Raises ConfigError (or BotSpecError) for a command
+    that cannot be started or a sandbox that cannot be had."""
     from arena.api import default_names
     from arena.botspec import resolve_command
     from arena.compliance.checks import evaluate
@@ -61,13 +63,13 @@ def check_bot(
     from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
 
     rules = [PRESETS[v] if isinstance(v, str) else v for v in variants]
-    argv = tuple(resolve_command(command, Path.cwd()))
+    argv = tuple(resolve_command(command, cwd or Path.cwd()))
     name = _name(argv, default_names(command, "random")[0])
     kind = resolve_sandbox(sandbox)
     if kind == "bwrap":
-        check_readable(name, bot_files(argv, None))
+        check_readable(name, bot_files(argv, cwd))
     tc = time_control or TimeControl()
-    spec = BotSpec(name, argv, sandbox=kind)
+    spec = BotSpec(name, argv, cwd=cwd, sandbox=kind)
     evidence = run_session(spec, tc, make_plans(rules, seed, matches))
     checks = evaluate(evidence, rules, tc)
     records = tuple(p.record for p in evidence.played if p.record is not None)

@@ -88,7 +88,7 @@ class LadderSite:
         with LadderStore(self.db) as store:
             try:
                 got = register_version(store, name, command, author, build, base_dir=folder,
-                                       sandbox=self.sandbox)
+                                       sandbox=self.sandbox, cwd=folder)  # it reads its files from there
             except ArenaError as e:
                 got = None
                 store.record_refusal(name, author, command, str(e))

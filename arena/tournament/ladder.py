@@ -125,10 +125,12 @@ class Added:
 
 
 def register_version(store: LadderStore, name: str, command: str, author: str = "", build: str | None = None,
-                     base_dir: Path | None = None, sandbox: str | None = None) -> LadderVersion | Added:
+                     base_dir: Path | None = None, sandbox: str | None = None,
+                     cwd: Path | None = None) -> LadderVersion | Added:
     """Check and record a new version as 'pending' (after its build, if any); `Added` with status ``same``
     when this exact program is on the ladder already. ConfigError for a bad name or command, or a failing
-    build."""
+    build. The command's paths are relative to ``base_dir`` (default: the current folder); the bot runs in
+    ``cwd`` (read-only in the sandbox, as a tournament bot's `cwd`), or in a fresh folder of its own."""
     wrong = name_problem(name)
     if wrong is not None or len(name) > MAX_PROGRAM_NAME:
         raise ConfigError(f"NAME: {wrong[0]}; expected {wrong[1]}" if wrong else
@@ -145,9 +147,14 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
     key = version_key(name, fp)
     if store.version(key) is not None:  # refused before: this same program is checked again
         store.forget_version(key)
-    version = LadderVersion(key, name, author, command, argv, None, build, fp, "pending", "", _now(), None, None)
+    version = LadderVersion(key, name, author, command, argv, None if cwd is None else str(cwd), build, fp, "pending",
+                            "", _now(), None, None)
     store.add_version(version, build_output)
     return version
+
+
+def _cwd(version: LadderVersion) -> Path | None:
+    return None if version.cwd is None else Path(version.cwd)
 
 
 def _build(store: LadderStore, name: str, command: str, build: str, base: Path, sandbox: str | None) -> str:
@@ -169,7 +176,7 @@ def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None
     ladder = open_ladder(store)
     try:
         report = check_bot(shlex.join(version.argv), variants=[ladder.rules], seed=ladder.seed,
-                           time_control=ladder.settings.time, sandbox=sandbox, matches=1)
+                           time_control=ladder.settings.time, sandbox=sandbox, matches=1, cwd=_cwd(version))
         failed = [c for c in report.checks if c.status is Status.FAIL] or [
             c for c in report.checks if c.status is Status.NOT_REACHED]
         # the first failure says what to fix; the rest (a bot that crashes fails them all alike) would bury it
@@ -316,7 +323,7 @@ def ladder_config(ladder: Ladder, versions: Sequence[LadderVersion], sandbox: st
         name=LADDER, rules=ladder.rules, format="round-robin", challenger=None, rounds=1, duplicate=True,
         seed=ladder.seed, concurrency=ladder.settings.pairs_in_flight, workers=workers, time=tc,
         on_violation=ViolationPolicy(ladder.settings.policy), limits=Limits(), reuse_bots=False,
-        bots=tuple(BotConfig(v.key, v.argv, v.command, time=tc) for v in versions),
+        bots=tuple(BotConfig(v.key, v.argv, v.command, time=tc, cwd=_cwd(v)) for v in versions),
         database=ladder.path, report_dir=Path(f"{ladder.path}.report"), source=ladder.path, text="", hash="",
         sandbox=None if sandbox == "auto" else sandbox,  # type: ignore[arg-type]
         executor=executor,
