@@ -200,6 +200,8 @@ def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):
     assert again.returncode == 2 and "already holds a ladder" in again.stderr
     bad = ladder(db, "add", "-x", "true")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    nowhere = ladder(db, "add", "x", "true", "--cwd", str(tmp_path / "nowhere"))
+    assert nowhere.returncode == 2 and nowhere.stderr.strip() == f"arena: --cwd: {tmp_path / 'nowhere'}: no such folder"
     nobody = ladder(db, "challenge", "a", "b")
     assert nobody.returncode == 2 and "no admitted bot" in nobody.stderr
     out = ladder(db, "token", "Ana")
@@ -208,7 +210,6 @@ def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT hash, author FROM ladder_tokens").fetchall()
     assert len(rows) == 1 and rows[0][1] == "Ana" and token not in rows[0][0]
-
 
 
 def test_a_versions_build_output_is_kept_through_its_admission(tmp_path):
