@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from arena.stats.swiss import SwissRound
     from arena.store import Store
     from arena.tournament.build import BotProvenance
-    from arena.tournament.config import TournamentConfig
+    from arena.tournament.config import ExecutorConfig, TournamentConfig
     from arena.tournament.runner import Progress
 
 Log = Callable[[str], None]
@@ -151,28 +151,35 @@ def preflight_config(config: TournamentConfig) -> None:
 
 
 def _with_executor(config: TournamentConfig, executor: str | None, workers: int | None) -> TournamentConfig:
-    """The config with ``--executor`` and ``--workers`` applied: ``workers`` sizes the local executor or a
-    dask:local cluster; a scheduler's workers are its own."""
+    """The config with ``--executor`` and ``--workers`` applied."""
+    chosen, local_workers = executor_options(config.executor, config.workers, executor, workers)
+    return dataclasses.replace(config, executor=chosen, workers=local_workers)
+
+
+def executor_options(base: ExecutorConfig, base_workers: int, executor: str | None,
+                     workers: int | None) -> tuple[ExecutorConfig, int]:
+    """``--executor`` and ``--workers`` over a config's executor and local workers: ``workers`` sizes the
+    local executor or a dask:local cluster (which takes one per CPU without it); a scheduler's workers are
+    its own. ConfigError names the option at fault."""
     from arena.tournament.config import MAX_WORKERS, ExecutorConfig, cpu_count, parse_executor
 
     if executor is not None:
         try:
-            chosen = parse_executor(executor)
+            base = parse_executor(executor)
         except ValueError as e:
             raise ConfigError(f"--executor: {e}") from None
-        if chosen.kind == "dask" and chosen.address is None:
-            chosen = ExecutorConfig("dask", None, workers or min(cpu_count(), MAX_WORKERS))
-        config = dataclasses.replace(config, executor=chosen)
+        if base.kind == "dask" and base.address is None:
+            base = ExecutorConfig("dask", None, workers or min(cpu_count(), MAX_WORKERS))
     if workers is not None:
-        if config.executor.kind == "local":
-            config = dataclasses.replace(config, workers=workers)
-        elif config.executor.address is None:
-            config = dataclasses.replace(config, executor=dataclasses.replace(config.executor, workers=workers))
+        if base.kind == "local":
+            base_workers = workers
+        elif base.address is None:
+            base = dataclasses.replace(base, workers=workers)
         else:
-            raise ConfigError(f"--workers: the Dask scheduler at {config.executor.address} plays on its own workers "
+            raise ConfigError(f"--workers: the Dask scheduler at {base.address} plays on its own workers "
                               "(start more with dask worker); expected no --workers, or --executor local or "
                               "dask:local")
-    return config
+    return base, base_workers
 
 
 def _open_store(path: Path) -> Store:

@@ -145,18 +145,16 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def _run_options(args: argparse.Namespace) -> Any:
-    from arena.tournament.config import ExecutorConfig, parse_executor
+    from arena.api import executor_options
+    from arena.tournament.config import ExecutorConfig
     from arena.tournament.ladder import RunOptions
 
     seconds = None
     if getattr(args, "duration", None) is not None:
         seconds = _run_duration(args.duration) / 1000
-    executor = ExecutorConfig()
-    if getattr(args, "executor", None) is not None:
-        executor = parse_executor(args.executor)
-    workers = getattr(args, "workers", None) or 1
-    if executor.kind == "dask" and executor.address is None:
-        executor = ExecutorConfig("dask", None, workers)
+    # (challenge has no --executor: it plays one pair, here)
+    executor, workers = executor_options(ExecutorConfig(), 1, getattr(args, "executor", None),
+                                         getattr(args, "workers", None))
     return RunOptions(pairs=getattr(args, "pairs", None) if args.action == "run" else None, seconds=seconds,
                       sandbox=args.sandbox or "auto", executor=executor, workers=workers)
 
