@@ -15,6 +15,7 @@ from conftest import ARENA, BOTS, HANG_S, ROOT, arena
 
 from arena.game.variants import PRESETS
 from arena.referee.clock import TimeControl
+from arena.serve.ladder import LadderSite
 from arena.stats.ladder import Entrant, PairResult, ladder_ratings
 from arena.store.ladder import LadderStore, LadderVersion
 from arena.tournament.ladder import LadderSettings, admit, init_ladder, register_version
@@ -210,6 +211,41 @@ def test_bad_input_is_one_line_and_a_token_is_kept_only_as_its_hash(tmp_path):
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT hash, author FROM ladder_tokens").fetchall()
     assert len(rows) == 1 and rows[0][1] == "Ana" and token not in rows[0][0]
+
+
+def test_an_admission_whose_process_died_is_taken_up_by_the_next_add_or_server(tmp_path):
+    db = tmp_path / "l.db"
+    init_ladder(db, PRESETS["santase"], LadderSettings(TimeControl(move_ms=600_000)), seed=3)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "hold").touch()
+    (gate / "passed").touch()  # every process of it is held at its first turn: no admission can end
+    commands = {"added": f"{BOTS}/gate.py {gate}", "uploaded": f"{BOTS}/gate.py {gate} another-program"}
+    pids = {}
+    for name, command in commands.items():
+        add = [*ARENA, "ladder", str(db), "add", name, command, "--sandbox", "none"]
+        proc = subprocess.Popen(add, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        assert proc.stdout.readline().endswith(": checking (arena check, then a validation pair against itself) ...\n")
+        proc.kill()  # as a closed terminal or a crash would: nothing of arena's runs after it
+        proc.communicate(timeout=HANG_S)
+        pids[name] = proc.pid
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT program, status, reason FROM ladder_versions ORDER BY program").fetchall()
+    assert rows == [(name, "pending", f"being admitted by pid {pids[name]} on {socket.gethostname()}")
+                    for name in sorted(commands)]
+    (gate / "hold").unlink()
+    again = ladder(db, "add", "added", commands["added"], "--sandbox", "none")  # the same program again
+    assert again.returncode == 0 and again.stdout.splitlines()[-1].endswith(
+        f" admitted; the next `arena ladder {db} run` places it")
+    site = LadderSite(db, "none")  # what `arena serve --ladder` does as it starts
+    try:
+        site.resume_admissions()
+    finally:
+        site.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT program, status FROM ladder_versions ORDER BY program").fetchall() == [
+            ("added", "admitted"), ("uploaded", "admitted")]
 
 
 def test_a_versions_build_output_is_kept_through_its_admission(tmp_path):

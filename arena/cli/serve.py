@@ -292,6 +292,7 @@ async def _ladder(args: argparse.Namespace) -> int:
     async def admissions(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             site.nursery = nursery
+            nursery.start_soon(trio.to_thread.run_sync, site.resume_admissions)
             await trio.sleep_forever()
 
     try:

@@ -97,6 +97,17 @@ class LadderSite:
             elif got is not None:  # this very program is on the ladder: say so where its author looks
                 store.record_refusal(name, author, command, got.reason)
 
+    def resume_admissions(self) -> None:
+        """Admit again what an earlier server (or `add`) was admitting when it stopped: the uploaded files are
+        still in their folder, and the author should not have to send them twice (in a worker thread)."""
+        from arena.tournament.ladder import admit, claim_abandoned
+
+        with LadderStore(self.db) as store:
+            for version in store.versions():
+                mine = claim_abandoned(store, version)
+                if mine is not None:
+                    admit(store, mine, self.sandbox)
+
     def close(self) -> None:
         self.watcher.close()
 

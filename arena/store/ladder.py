@@ -152,6 +152,13 @@ class LadderStore(Store):
             "tournament": LADDER, "name": v.key, "command": v.command, "argv": json.dumps(list(v.argv)),
             "hash": v.fingerprint, "build_output": build_output or "", "kind": "bot"}, pk=("tournament", "name"))
 
+    def swap_pending_reason(self, key: str, old: str, new: str) -> bool:
+        """A pending version's reason set to ``new`` if it is still ``old`` (one writer wins); whether it was."""
+        with self._transaction():
+            cursor = self.db.execute("UPDATE ladder_versions SET reason = ? WHERE key = ? AND status = 'pending' "
+                                     "AND reason = ?", [new, key, old])
+        return cursor.rowcount == 1
+
     def forget_version(self, key: str) -> None:
         """A refused version's row, before the same program is checked again."""
         with self._transaction():

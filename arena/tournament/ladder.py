@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import random
+import re
 import secrets
 import shlex
 import socket
@@ -142,15 +144,53 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
     argv = tuple(resolve_command(command, base))
     fp = fingerprint(argv)
     for v in store.versions():
-        if v.fingerprint == fp and v.status != "refused":
+        if v.fingerprint != fp:
+            continue
+        resumed = claim_abandoned(store, v)
+        if resumed is not None:  # its admission died with its process: this add checks it again
+            return resumed
+        if v.status != "refused":
             return Added(v.key, "same", f"this program is already on the ladder as {v.key} ({v.status})")
     key = version_key(name, fp)
     if store.version(key) is not None:  # refused before: this same program is checked again
         store.forget_version(key)
     version = LadderVersion(key, name, author, command, argv, None if cwd is None else str(cwd), build, fp, "pending",
-                            "", _now(), None, None)
+                            _admitting(), _now(), None, None)
     store.add_version(version, build_output)
     return version
+
+
+_ADMITTING = re.compile(r"being admitted by pid (\d+) on (\S+)")
+
+
+def _admitting() -> str:
+    """A pending version's reason while this process admits it: who does, so that a later add can tell an
+    admission still running from one whose process died (Ctrl-C in `add`, a server stopped mid-upload)."""
+    return f"being admitted by pid {os.getpid()} on {socket.gethostname()}"
+
+
+def abandoned(version: LadderVersion) -> bool:
+    """A pending version whose admitting process is gone. Only a process on this machine can be looked at;
+    one elsewhere (a database on a shared disk) is taken to be running."""
+    m = _ADMITTING.fullmatch(version.reason) if version.status == "pending" else None
+    if m is None or m[2] != socket.gethostname():
+        return False
+    try:
+        os.kill(int(m[1]), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def claim_abandoned(store: LadderStore, version: LadderVersion) -> LadderVersion | None:
+    """The version, now marked as this process's to admit, if it was abandoned; None if it was not, or if
+    another process claimed it first (the mark is swapped only where it is still the dead one)."""
+    if not abandoned(version):
+        return None
+    mine = dataclasses.replace(version, reason=_admitting())
+    return mine if store.swap_pending_reason(version.key, version.reason, mine.reason) else None
 
 
 def _cwd(version: LadderVersion) -> Path | None:
