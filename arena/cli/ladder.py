@@ -173,17 +173,12 @@ def _run_duration(text: str) -> int:
 
 
 def _standings(store: Any, as_json: bool) -> int:
-    from arena.tournament.ladder import flagged_hosts, standings
+    from arena.tournament.ladder import board
 
-    versions = {v.key: v for v in store.versions()}
-    ratings = standings(store)
-    rows = [{"key": r.key, "name": versions[r.key].program, "author": versions[r.key].author,
-             "active": versions[r.key].status == "admitted", "rating": round(r.rating, 1), "low": round(r.low, 1),
-             "high": round(r.high, 1), "rank": r.rank, "rank_low": r.rank_low, "rank_high": r.rank_high,
-             "provisional": r.provisional, "pairs": r.pairs} for r in ratings]
-    waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
-               if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
-    flagged = flagged_hosts(store)
+    shown = board(store)
+    rows = [{k: round(v, 1) if k in ("rating", "low", "high") else v for k, v in row.items() if k != "version"}
+            for row in shown.rows]
+    waiting, flagged = shown.waiting, shown.flagged
     if as_json:
         print(json.dumps({"standings": rows, "not_rated": waiting, "flagged_hosts": flagged,
                           "hosts": [vars(h) for h in store.host_rates()]}, indent=2))

@@ -13,7 +13,7 @@ import re
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from starlette.applications import Starlette
@@ -38,6 +38,11 @@ from arena.serve.app import (
 from arena.serve.i18n import rules_sections, strings, variant_name
 from arena.serve.watch import Watcher
 from arena.store.ladder import LadderStore, data_folder
+
+if TYPE_CHECKING:
+    from arena.stats.ladder import LadderRating
+    from arena.store.ladder import LadderVersion
+    from arena.tournament.ladder import Board
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a bot's sources or a static binary, not a data set
 MAX_FILES = 50
@@ -67,18 +72,11 @@ class LadderSite:
                 self.rendered = stamp
         return self.watcher.out
 
-    def board(self) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[str]]:
-        from arena.tournament.ladder import flagged_hosts, standings
+    def board(self) -> Board:
+        from arena.tournament.ladder import board
 
         with LadderStore(self.db) as store:
-            versions = {v.key: v for v in store.versions()}
-            rows = [{**vars(r), "name": versions[r.key].program, "version": r.key.rsplit(".", 1)[-1],
-                     "author": versions[r.key].author, "active": versions[r.key].status == "admitted"}
-                    for r in standings(store)]
-            waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
-                       if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
-            flagged = flagged_hosts(store)
-        return rows, waiting, flagged
+            return board(store)
 
     def admit_in_background(self, name: str, command: str, build: str | None, author: str, folder: Path) -> None:
         """Register and admit a version as `arena ladder DB add` does (in a worker thread: it takes seconds)."""
@@ -96,6 +94,17 @@ class LadderSite:
                 admit(store, got, self.sandbox)
             elif got is not None:  # this very program is on the ladder: say so where its author looks
                 store.record_refusal(name, author, command, got.reason)
+
+    def bot(self, key: str) -> tuple[LadderVersion, list[Any], list[Any], LadderRating | None] | None:
+        """A version's page: the version, its rating history, its recent matches and its rating now."""
+        from arena.tournament.ladder import standings
+
+        with LadderStore(self.db) as store:
+            version = store.version(key)
+            if version is None:
+                return None
+            rating = next((r for r in standings(store) if r.key == key), None)
+            return version, store.history(key), store.recent_matches(key), rating
 
     def resume_admissions(self) -> None:
         """Admit again what an earlier server (or `add`) was admitting when it stopped: the uploaded files are
@@ -120,21 +129,16 @@ def build_ladder_app(site: LadderSite) -> Starlette:
                            variant_label=variant_name(site.variant, lang_of(request)), **values)
 
     async def board(request: Request) -> Response:
-        rows, waiting, flagged = await trio.to_thread.run_sync(site.board)
-        return page(request, "ladder_board.html", rows=rows, waiting=waiting, flagged=flagged)
+        shown = await trio.to_thread.run_sync(site.board)
+        return page(request, "ladder_board.html", rows=shown.rows, waiting=shown.waiting, flagged=shown.flagged)
 
     async def bot(request: Request) -> Response:
-        from arena.tournament.ladder import standings
-
         key = request.path_params["key"]
-        with LadderStore(site.db) as store:
-            version = store.version(key)
-            if version is None:
-                return page(request, "serve_message.html", 404, message="unknown",
-                            detail=strings(lang_of(request))["ladder_unknown_bot"].format(name=key))
-            history = store.history(key)
-            recent = store.recent_matches(key)
-            rating = next((r for r in standings(store) if r.key == key), None)
+        found = await trio.to_thread.run_sync(site.bot, key)  # (SQLite off the event loop, as the board's)
+        if found is None:
+            return page(request, "serve_message.html", 404, message="unknown",
+                        detail=strings(lang_of(request))["ladder_unknown_bot"].format(name=key))
+        version, history, recent, rating = found
         t = strings(lang_of(request))
         chart = band_chart([h.seq + 1 for h in history], [h.rating.rating for h in history],
                            [h.rating.low for h in history], [h.rating.high for h in history],

@@ -287,6 +287,26 @@ def standings(store: LadderStore) -> list[LadderRating]:
     return ratings_from(entrants, {e.key: _belief(latest.get(e.key)) for e in entrants})
 
 
+@dataclass(frozen=True)
+class Board:
+    """The leaderboard as `ladder standings` and `arena serve --ladder` show it."""
+
+    rows: list[dict[str, Any]]  # the placed versions, best first: their ratings, ranks, names and authors
+    waiting: list[dict[str, str]]  # the versions not rated yet: pending, refused, or admitted and not placed
+    flagged: list[str]  # hosts that end matches in terminations far more often than the rest
+
+
+def board(store: LadderStore) -> Board:
+    versions = {v.key: v for v in store.versions()}
+    rows = [{"key": r.key, "name": versions[r.key].program, "version": r.key.rsplit(".", 1)[-1],
+             "author": versions[r.key].author, "active": versions[r.key].status == "admitted",
+             "rating": r.rating, "low": r.low, "high": r.high, "rank": r.rank, "rank_low": r.rank_low,
+             "rank_high": r.rank_high, "provisional": r.provisional, "pairs": r.pairs} for r in standings(store)]
+    waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
+               if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
+    return Board(rows, waiting, flagged_hosts(store))
+
+
 def _belief(rating: LadderRating | None) -> Belief:
     """The belief a stored rating was made from (a version without a pair yet holds the prior)."""
     if rating is None:
