@@ -245,20 +245,24 @@ class LadderStore(Store):
     def void_attempt(self, pair_id: int, reason: str) -> None:
         """The pair's current attempt does not count (its matches are marked void); it is played again."""
         with self._transaction():
-            self.db.execute("UPDATE ladder_matches SET void = 1 WHERE pair_id = ?", [pair_id])
-            self.db.execute("UPDATE ladder_pairs SET attempt = attempt + 1, status = 'chosen', score = NULL, "
-                            "applied = 0, void_reason = ? WHERE id = ?", [reason, pair_id])
+            self._void_rows(pair_id, reason)
+
+    def _void_rows(self, pair_id: int, reason: str) -> None:
+        self.db.execute("UPDATE ladder_matches SET void = 1 WHERE pair_id = ?", [pair_id])
+        self.db.execute("UPDATE ladder_pairs SET attempt = attempt + 1, status = 'chosen', score = NULL, "
+                        "applied = 0, void_reason = ? WHERE id = ?", [reason, pair_id])
 
     def void_host(self, host: str) -> list[int]:
         """Every rated pair a match of which ``host`` played is voided, to be played again (the ratings are
-        rebuilt without them). The ids of the pairs voided."""
-        ids = [r[0] for r in self.db.execute(
-            "SELECT DISTINCT lm.pair_id FROM ladder_matches lm JOIN ladder_pairs p ON p.id = lm.pair_id "
-            "WHERE lm.host = ? AND lm.void = 0 AND p.kind = 'rated'", [host])]
-        for pair_id in ids:
-            self.void_attempt(pair_id, f"voided: played on {host}")
-        if ids:
-            with self._transaction():
+        rebuilt without them), in one transaction: a kill part-way leaves the ladder as it was. The ids of
+        the pairs voided."""
+        with self._transaction():
+            ids = [r[0] for r in self.db.execute(
+                "SELECT DISTINCT lm.pair_id FROM ladder_matches lm JOIN ladder_pairs p ON p.id = lm.pair_id "
+                "WHERE lm.host = ? AND lm.void = 0 AND p.kind = 'rated'", [host])]
+            for pair_id in ids:
+                self._void_rows(pair_id, f"voided: played on {host}")
+            if ids:
                 self.db.execute("UPDATE ladder_pairs SET applied = 0 WHERE kind = 'rated'")
                 self.db.execute("DELETE FROM ladder_history")
         return ids
