@@ -173,7 +173,8 @@ def _check_forfeit(number: int, d: DealRecord, deal: Deal, record: GameRecord) -
     """The forfeiting seat of a forfeited deal, after checking the forfeit against the replayed deal."""
     step = len(d.actions) + 1
     if deal.result is not None:
-        raise _Differs(number, None, f"recorded as forfeited, but its actions finish it: {_result_text(deal.result)}")
+        raise _Differs(number, None, f"recorded as forfeited, but its actions finish it: "
+                                     f"{_deal_result_text(DealRecord.of_deal(deal))}")
     offender = deal.to_move
     if not any(t.deal == number - 1 and t.seat == offender for t in record.result.terminations):
         raise _Differs(number, step, f"the deal is forfeited by seat {offender} (the seat to move), but no "
@@ -240,11 +241,6 @@ def _check_match(record: GameRecord, match: Match, conceded_by: int | None) -> N
 
 def _pair(value: Sequence[int | None] | None) -> str:
     return "none" if value is None else "-".join(str(v) for v in value)
-
-
-def _result_text(r: DealResult) -> str:
-    return f"seat {r.winner} wins {r.game_points} ({r.reason}), card points {_pair(r.points)}, tricks " \
-           f"{_pair(r.tricks)}"
 
 
 # ---------------------------------------------------------------------------------- parsing the parts
