@@ -14,7 +14,7 @@ from typing import Any
 from arena.game.cards import CARD_TEXT, SUITS, parse_cards
 from arena.game.hand import Deal, DealEndReason, parse_seat_action
 from arena.game.variants import RuleSet
-from arena.report.context import _hand
+from arena.report.context import hand_text
 from arena.store import StoredDeal
 
 
@@ -49,7 +49,7 @@ def replay(
             info["steps"] = 1
             continue
         info["trump"] = SUITS[deal.trump]
-        info["dealt"] = [_hand(deal.hands[0]), _hand(deal.hands[1])]
+        info["dealt"] = [hand_text(deal.hands[0]), hand_text(deal.hands[1])]
         dealer = bots[deal.dealer]
         steps.append(_snapshot(deal, d_index, [f"Deal {row.idx + 1}: {dealer} deals; trump ",
                                                 [str(deal.trump_card)], " turned."], [], None, score))
@@ -109,7 +109,7 @@ def _snapshot(
     step: dict[str, Any] = {
         "deal": d_index,
         "label": label,
-        "hands": [_hand(deal.hands[0]), _hand(deal.hands[1])],
+        "hands": [hand_text(deal.hands[0]), hand_text(deal.hands[1])],
         "talon": len(talon),
         "points": [won_points[0] + marriage_points[0], won_points[1] + marriage_points[1]],
         "tricks": [tricks[0], tricks[1]],

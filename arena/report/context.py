@@ -921,7 +921,7 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
         return 1
     out["suit"] = SUITS[deal.trump]
     out["turned"] = CARD_TEXT[deal.trump_card]
-    out["dealt"] = [_hand(deal.hands[0]), _hand(deal.hands[1])]
+    out["dealt"] = [hand_text(deal.hands[0]), hand_text(deal.hands[1])]
     out["talon"] = len(deal.talon)
     acts: list[str] = []
     seen = len(deal.events)
@@ -982,7 +982,7 @@ _DISPLAY = tuple((c.bit, str(c)) for c in sorted(ALL_CARDS, key=lambda c: (_DISP
 _HANDS: dict[int, str] = {}
 
 
-def _hand(mask: int) -> str:
+def hand_text(mask: int) -> str:
     """A hand's cards as text in display order (memoised: hands repeat from step to step)."""
     text = _HANDS.get(mask)
     if text is None:
