@@ -46,11 +46,13 @@ class SwissPairing:
 
 @dataclass(frozen=True, slots=True)
 class SwissRound:
-    """One round (``index`` 0-based): its pairings in table order, and its byes (one in an odd field)."""
+    """One round (``index`` 0-based): its pairings in table order, its byes (one in an odd field), and each
+    bot's Swiss points before it (who floated up or down to meet whom)."""
 
     index: int
     pairings: tuple[SwissPairing, ...]
     byes: tuple[str, ...]
+    points_before: Mapping[str, float]
 
     @property
     def complete(self) -> bool:
@@ -82,6 +84,7 @@ def swiss_table(bots: Sequence[str], games: Iterable[SwissGame]) -> SwissTable:
     points = {b: 0.0 for b in bots}
     rounds = []
     for index in sorted(by_round):
+        before = dict(points)
         pairings = []
         for (a, b), pair in by_round[index].items():
             got = [0.0, 0.0]
@@ -99,5 +102,5 @@ def swiss_table(bots: Sequence[str], games: Iterable[SwissGame]) -> SwissTable:
         byes = tuple(b for b in bots if b not in playing)
         for b in byes:
             points[b] += BYE_POINTS
-        rounds.append(SwissRound(index, tuple(pairings), byes))
+        rounds.append(SwissRound(index, tuple(pairings), byes, before))
     return SwissTable(tuple(rounds), points)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from arena.errors import ArenaError
 from arena.referee.record import MatchSpec
-from arena.stats.swiss import BYE_POINTS, SwissTable, swiss_table
+from arena.stats.swiss import SwissTable, swiss_table
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import pair_specs
 
@@ -51,8 +51,8 @@ def swiss_pairings(bots: Sequence[str], table: SwissTable, rounds: int) -> tuple
     colours: dict[str, list[str]] = {b: [] for b in bots}
     floats: dict[str, list[str]] = {b: [] for b in bots}
     byes = dict.fromkeys(bots, 0)
-    before = dict.fromkeys(bots, 0.0)  # each bot's points before the round being replayed
     for r in table.rounds:
+        before = r.points_before
         for p in r.pairings:
             colours[p.a].append("white")
             colours[p.b].append("black")
@@ -64,11 +64,6 @@ def swiss_pairings(bots: Sequence[str], table: SwissTable, rounds: int) -> tuple
             colours[b].append("none")
             floats[b].append("down")  # a bye is a downfloat to the FIDE rules (A.4)
             byes[b] += 1
-        for p in r.pairings:
-            before[p.a] += p.points[0]
-            before[p.b] += p.points[1]
-        for b in r.byes:
-            before[b] += BYE_POINTS
     players = [{
         "id": ids[b], "name": b, "score": table.points[b] / 2, "rating": 0, "starting_number": ids[b],
         "color_hist": colours[b], "float_history": floats[b], "bye_count": byes[b],
