@@ -150,3 +150,38 @@ def test_a_file_the_sandbox_does_not_show_is_named_with_what_to_add(tmp_path: Pa
     assert "did not complete its handshake (crash)" in str(info.value) and "sandbox_paths" in str(info.value)
     assert not (tmp_path / "arena.db").exists()
     assert play(tmp_path, f"command: python {bot} {data / 'weights.bin'}, sandbox_paths: [data]") == []
+
+
+# Python's multiprocessing takes its locks as POSIX semaphores, files of /dev/shm (sem_open), as C programs
+# and other runtimes do for shared memory; then it fills /dev/shm past the file size limit.
+SHARED_MEMORY = r"""
+import multiprocessing, os
+lock = multiprocessing.Lock()
+with multiprocessing.Pool(2) as pool:
+    print("pool", sum(pool.map(abs, [-1, -2, -3])), flush=True)
+try:
+    with open("/dev/shm/fill", "wb") as f:
+        for _ in range(64):
+            f.write(b"x" * 65536)
+except OSError as e:
+    print("fill", os.strerror(e.errno), os.path.getsize("/dev/shm/fill"), flush=True)
+"""
+
+
+def test_a_bot_may_use_posix_shared_memory_in_its_own_capped_dev_shm() -> None:
+    """bubblewrap's /dev/shm is root's (0755): as root, where a bot runs as a uid of its own, a Python bot
+    with a multiprocessing lock or pool could not start. It is the bot's own tmpfs, capped like /tmp."""
+    import sys
+
+    from arena.referee.sandbox import PASS_FDS, plan_sandbox
+
+    cap = 1024 * 1024
+    plan = plan_sandbox([sys.executable, "-c", SHARED_MEMORY], None, (), None, None, None, cap, {})
+    try:
+        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    finally:
+        plan.release()
+    assert run.stdout.splitlines()[:1] == ["pool 6"], run.stderr  # (as it was: PermissionError at the Lock)
+    fill = run.stdout.splitlines()[1]
+    assert fill.startswith("fill No space left on device ") and cap // 2 < int(fill.split()[-1]) <= cap, fill

@@ -74,6 +74,7 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
               "/etc/ssl/openssl.cnf")
 SANDBOX_TMP = "/tmp"
+SANDBOX_SHM = "/dev/shm"
 # What of /etc a build with the network needs: name resolution and the certificate authorities.
 _NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl/certs", "/etc/ca-certificates")
 
@@ -211,9 +212,12 @@ def plan_sandbox(
         for path in etc:
             args += ["--ro-bind", path, path]
         args += ["--proc", "/proc", "--dev", "/dev"]
-        if file_size_bytes is not None:
-            args += ["--size", str(file_size_bytes)]
-        args += ["--perms", "1777", "--tmpfs", SANDBOX_TMP]
+        # /tmp and /dev/shm (POSIX shared memory and semaphores: Python's multiprocessing, sem_open): the bot's
+        # own, writable by its uid (bubblewrap's /dev/shm is root's 0755), each of the file size at most
+        for private in (SANDBOX_TMP, SANDBOX_SHM):
+            if file_size_bytes is not None:
+                args += ["--size", str(file_size_bytes)]
+            args += ["--perms", "1777", "--tmpfs", private]
         binds, hidden = _bot_paths(argv, cwd, files)
         args += _parent_dirs(binds)
         for path in binds:
