@@ -21,6 +21,8 @@ import pytest
 import trio
 from conftest import GOOD, bot_copy
 
+from arena import api
+from arena.errors import ConfigError
 from arena.game import preset
 from arena.referee import sandbox, syscalls
 from arena.referee.clock import TimeControl
@@ -134,6 +136,32 @@ async def test_locks_in_self_play_carry_nothing(spy: Path) -> None:
 async def test_locks_in_self_play_carry_the_hand_without_the_filter(spy: Path, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("flock", "fcntl"))
     rec = await self_play_with_locks(spy)
+    assert reports(rec, 1, "published") == ["ok"]
+    assert reports(rec, 0, "learned") == [dealt(rec, 1)]
+
+
+def self_play_with_a_pipe(spy: Path) -> list:
+    """One self-play match of the spy (`arena match` through the api), whose folder holds a named pipe."""
+    os.mkfifo(spy.parent / "pipe", 0o666)
+    os.chmod(spy.parent / "pipe", 0o666)  # (whatever the umask: the author ships it writable by all)
+    command = f"{sys.executable} {spy} pipe"
+    records: list = []
+    api.play_match(command, command, matches=1, seed=SEED, duplicate=False, names=("spy", "spy2"), sandbox="bwrap",
+                   rules=ONE_DEAL, time_control=TC, on_record=lambda spec, rec: records.append(rec))
+    return records
+
+
+def test_a_named_pipe_among_a_bots_files_is_refused_before_any_match(spy: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        self_play_with_a_pipe(spy)
+    assert str(info.value) == (f"bot spy: {spy.parent / 'pipe'} is a named pipe; in the sandbox it would be a channel "
+                               "between two of the bot's processes playing at once (docs/SECURITY.md), so it is "
+                               "refused: delete it")
+
+
+def test_a_named_pipe_carries_the_hand_between_sandboxes_without_the_check(spy: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "_check_no_pipes", lambda name, files: None)
+    [rec] = self_play_with_a_pipe(spy)
     assert reports(rec, 1, "published") == ["ok"]
     assert reports(rec, 0, "learned") == [dealt(rec, 1)]
 

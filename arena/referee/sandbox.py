@@ -53,7 +53,7 @@ __all__ = [
     "SandboxPlan",
     "bot_files",
     "bwrap_problem",
-    "check_readable",
+    "check_bot_files",
     "plan_sandbox",
     "resolve_sandbox",
     "sandbox_hint",
@@ -431,7 +431,14 @@ def bot_files(
     return (*own, *folders, *(f"!{p}" for p in sorted(hidden)))
 
 
-def check_readable(name: str, files: Sequence[str]) -> None:
+def check_bot_files(name: str, files: Sequence[str]) -> None:
+    """ConfigError unless the bot's files (`bot_files`) can be shown in its sandbox as they are: readable by
+    the bot's own uid (`_check_readable`), and with no named pipe or socket in them (`_check_no_pipes`)."""
+    _check_no_pipes(name, files)
+    _check_readable(name, files)
+
+
+def _check_readable(name: str, files: Sequence[str]) -> None:
     """ConfigError unless a bot running as its own unprivileged uid (arena run as root) can read its files:
     bubblewrap shows them with their modes, and a 0700 folder of root's would only look broken later."""
     if os.geteuid() != 0:
@@ -445,6 +452,37 @@ def check_readable(name: str, files: Sequence[str]) -> None:
             raise ConfigError(
                 f"bot {name}: {path} is not readable by other users (mode {mode & 0o777:04o}), and a sandboxed "
                 f"bot runs as a user of its own; make it readable (chmod -R a+rX {path}) or use sandbox: none")
+
+
+# At most this many entries of a bot's folders are looked at for pipes (a folder of a million files is
+# rather a mistake than a bot; what lies beyond is not looked at).
+_PIPE_SCAN_LIMIT = 200_000
+
+
+def _check_no_pipes(name: str, files: Sequence[str]) -> None:
+    """ConfigError if a named pipe (or a socket) lies among the bot's files. A read-only view does not make a
+    pipe read-only: every sandbox that shows it may open it for writing, so two of the bot's processes playing
+    at once (the two seats of a self-play match) would pass each other their hands through it."""
+    hidden = [f[1:] for f in files if f.startswith("!")]
+    seen = 0
+    for top in (f for f in files if not f.startswith("!")):
+        walk = os.walk(top) if os.path.isdir(top) and not os.path.islink(top) else [("", [], [top])]
+        for folder, dirs, names in walk:
+            dirs[:] = [d for d in dirs if not _inside(os.path.join(folder, d), hidden)]
+            for entry in names:
+                path = os.path.join(folder, entry)
+                seen += 1
+                try:
+                    mode = os.lstat(path).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+                    kind = "named pipe" if stat.S_ISFIFO(mode) else "socket"
+                    raise ConfigError(
+                        f"bot {name}: {path} is a {kind}; in the sandbox it would be a channel between two of the "
+                        f"bot's processes playing at once (docs/SECURITY.md), so it is refused: delete it")
+            if seen > _PIPE_SCAN_LIMIT:
+                return
 
 
 def _bot_paths(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None) -> tuple[list[str], list[str]]:

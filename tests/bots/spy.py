@@ -18,6 +18,8 @@ Channels:
     locks      self-play in one game: seat 0 reads seat 1's hand from POSIX locks on byte ranges of the shared
                read-only file /etc/ld.so.cache, which seat 1 takes, one byte per card (``fcntl(F_SETLK)``;
                seat 0 asks with ``F_GETLK``)
+    pipe       self-play in one game: a named pipe shipped in the spy's own folder (``pipe``), shown read-only to
+               both seats; seat 1 writes its hand into it, seat 0 reads it
     memory     its own memory: a process kept for a second match (``reuse_bots``) remembers its hand
 """
 
@@ -123,6 +125,28 @@ def lock_look() -> str | None:
 
 
 HELD = None
+PIPE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pipe")
+PIPE_FD: int | None = None
+
+
+def pipe_open() -> int | None:
+    """The pipe, open for reading and writing (which never blocks, and keeps what is written until read)."""
+    global PIPE_FD
+    if PIPE_FD is None:
+        try:
+            PIPE_FD = os.open(PIPE, os.O_RDWR | os.O_NONBLOCK)
+        except OSError as e:
+            report("published", errno.errorcode.get(e.errno, str(e.errno)))
+            PIPE_FD = -1
+    return None if PIPE_FD < 0 else PIPE_FD
+
+
+def pipe_look() -> str | None:
+    fd = pipe_open()
+    try:
+        return None if fd is None else os.read(fd, 256).decode().strip() or None
+    except BlockingIOError:
+        return None
 
 
 def main() -> None:
@@ -143,8 +167,8 @@ def main() -> None:
         elif word == "turn":
             turn = dict(t.partition("=")[::2] for t in line.split()[1:])
             hand = ",".join(cards(turn, "hand"))
-            if CHANNEL == "locks" and seat == "0" and not learned:
-                learned = lock_look()
+            if CHANNEL in ("locks", "pipe") and seat == "0" and not learned:
+                learned = lock_look() if CHANNEL == "locks" else pipe_look()
                 if learned:
                     report("learned", learned)
             if first:
@@ -152,6 +176,12 @@ def main() -> None:
                 if CHANNEL == "keyring":
                     found = keyring_look(pair)
                     keyring_publish(pair, hand)
+                elif CHANNEL == "pipe":
+                    found = None
+                    fd = pipe_open()
+                    if seat == "1" and fd is not None:
+                        os.write(fd, hand.encode() + b"\n")
+                        report("published", "ok")
                 elif CHANNEL == "locks":
                     found = None
                     if seat == "1":
