@@ -185,3 +185,28 @@ def test_a_bot_may_use_posix_shared_memory_in_its_own_capped_dev_shm() -> None:
     assert run.stdout.splitlines()[:1] == ["pool 6"], run.stderr  # (as it was: PermissionError at the Lock)
     fill = run.stdout.splitlines()[1]
     assert fill.startswith("fill No space left on device ") and cap // 2 < int(fill.split()[-1]) <= cap, fill
+
+
+def test_a_start_failure_names_the_folders_the_command_gives_that_the_sandbox_does_not_show(tmp_path: Path) -> None:
+    """What a runtime says names no path (`java -cp classes Bot`: "Could not find or load main class Bot",
+    Python: "No module named '_common'"); the hint then looks at the command: a folder it names, or the
+    script's own folder withheld because another bot lies below it."""
+    from arena.referee.sandbox import bot_files, sandbox_hint
+
+    classes = tmp_path / "classes"
+    classes.mkdir()
+    java = ("/usr/bin/java", "-cp", str(classes), "Bot")
+    said = "Error: Could not find or load main class Bot\nCaused by: java.lang.ClassNotFoundException: Bot\n"
+    assert sandbox_hint(java, None, bot_files(java, None), said) == (
+        f"{classes} exists on this machine but not in the bot's sandbox: add what it needs to the bot's sandbox_paths "
+        "(docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)")
+    assert sandbox_hint(java, None, bot_files(java, None, extra=[classes]), said) is None  # given: shown
+
+    mine = bot_copy(tmp_path / "bots", "good.py", "_common.py")
+    theirs = bot_copy(tmp_path / "bots" / "perl", "good.py")
+    argv, other = ("/usr/bin/python3", str(mine)), ("/usr/bin/python3", str(theirs))
+    said = "ModuleNotFoundError: No module named '_common'\n"
+    assert sandbox_hint(argv, None, bot_files(argv, None, [other]), said) == (
+        f"its script's folder {mine.parent} holds other bots' files, so its sandbox shows only its script from there: "
+        "give each bot a folder of its own, or add what it needs to the bot's sandbox_paths (docs/CONFIG.md)")
+    assert sandbox_hint(argv, None, bot_files(argv, None), said) is None  # alone, its folder is shown

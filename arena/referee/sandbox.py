@@ -561,31 +561,50 @@ _PATH_SYSTEM = ("/proc", "/dev")  # made by bubblewrap in every sandbox (its /tm
 
 
 def sandbox_hint(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None, said: str) -> str | None:
-    """What to tell the user when a sandboxed bot failed to start: the paths its error output (``said``)
-    names that exist on this machine but are not shown in its sandbox, and what to do about them; None when
-    it names none. A path masked on purpose (another bot's program, the run's files) is never suggested."""
+    """What to tell the user when a sandboxed bot failed to start: the paths that exist on this machine but
+    are not shown in its sandbox, and what to do about them; None when there are none. Those are the paths
+    its error output (``said``) names and, when that output says something was not found, the paths its
+    command names (``java -cp /home/me/classes Bot``) and the folder of its script when that folder was
+    withheld because it holds other bots' files. A path masked on purpose (another bot's program, the run's
+    files) is never suggested."""
     binds, hidden = _bot_paths(argv, cwd, files)
     shown = [*_SYSTEM_DIRS, *(p for p in _ETC_FILES if os.path.exists(p)), *binds, *_PATH_SYSTEM]
     found: list[str] = []
+
+    def missing(path: str) -> None:
+        path = os.path.normpath(path)
+        real = os.path.realpath(path)
+        if not os.path.exists(path) or _inside(path, hidden) or _inside(real, hidden):
+            return
+        if _inside(path, shown) and _inside(real, shown):
+            return
+        named = path if real == path else f"{path} (a link to {real})"
+        if named not in found:
+            found.append(named)
+
     for line in said.splitlines():
-        if not _NOT_FOUND.search(line):
-            continue
-        for match in _PATH.finditer(line):
-            path = os.path.normpath(match.group().rstrip("."))
-            real = os.path.realpath(path)
-            if not os.path.exists(path) or _inside(path, hidden) or _inside(real, hidden):
-                continue
-            if _inside(path, shown) and _inside(real, shown):
-                continue
-            named = path if real == path else f"{path} (a link to {real})"
-            if named not in found:
-                found.append(named)
+        if _NOT_FOUND.search(line):
+            for match in _PATH.finditer(line):
+                missing(match.group().rstrip("."))
+    withheld = None
+    if _NOT_FOUND.search(said):
+        for arg in argv[1:]:
+            value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+            if os.path.isabs(value):
+                missing(value)
+        script = script_argument(argv)
+        folder = os.path.dirname(script) if script else None
+        if folder and not _inside(folder, [*shown, *_runtime_dirs()]) and os.path.isdir(folder):
+            withheld = (f"its script's folder {folder} holds other bots' files, so its sandbox shows only its script "
+                        "from there: give each bot a folder of its own, or add what it needs to the bot's "
+                        "sandbox_paths (docs/CONFIG.md)")
     if not found:
-        return None
+        return withheld
     which = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
     verb = "exists" if len(found) == 1 else "exist"
     return (f"{which} {verb} on this machine but not in the bot's sandbox: add what it needs to the bot's "
-            "sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)")
+            "sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)"
+            + (f"; {withheld}" if withheld else ""))
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:
