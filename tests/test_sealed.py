@@ -283,6 +283,22 @@ def test_a_build_writes_its_own_folder_only(tmp_path: Path) -> None:
     assert not (tmp_path / "outside.txt").exists()
 
 
+def test_a_build_cannot_rewrite_another_bot_beside_its_own(tmp_path: Path) -> None:
+    """Bots in one folder (the config's): a's build may write that folder, but not b's script beside it nor
+    c's folder below it; what a's build makes of its own is written."""
+    (tmp_path / "c").mkdir()
+    for name, text in (("a.sh", "echo a\n"), ("b.sh", "echo b\n"), ("c/c.sh", "echo c\n")):
+        (tmp_path / name).write_text(text)
+    build = "echo made > a.out; echo evil >> b.sh; echo evil >> c/c.sh; echo evil > c/new.sh"
+    (tmp_path / "t.yaml").write_text(f"name: t\nbots:\n  - {{name: a, command: sh a.sh, build: {json.dumps(build)}}}\n"
+                                     "  - {name: b, command: sh b.sh}\n  - {name: c, command: sh c/c.sh}\n")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(tmp_path / "t.yaml"))
+    assert str(info.value).count("Read-only file system") == 3, str(info.value)
+    assert [(tmp_path / n).read_text() for n in ("a.out", "b.sh", "c/c.sh")] == ["made\n", "echo b\n", "echo c\n"]
+    assert not (tmp_path / "c" / "new.sh").exists()
+
+
 def listener() -> socket.socket:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -82,10 +82,12 @@ _NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ss
 @dataclass(frozen=True)
 class BuildAccess:
     """What a build step may do beyond a bot: write ``writable`` (the folders it builds), and reach the
-    network when ``network`` (the config's ``build_network``)."""
+    network when ``network`` (the config's ``build_network``). ``protected``: the other bots' files and
+    folders, shown read-only where they lie in a writable folder (a build must not rewrite another bot)."""
 
     writable: tuple[str, ...]
     network: bool = False
+    protected: tuple[str, ...] = ()
 
 
 @dataclass
@@ -228,6 +230,11 @@ def plan_sandbox(
             for path in writable:
                 args += ["--bind", path, path]
             binds = [*binds, *writable]
+            # (before the masks below: a protected folder bound afterwards would show a secret in it again)
+            for path in sorted(set(build.protected)):
+                if (_inside(path, writable) and os.path.lexists(path)
+                        and not any(_inside(own, [path]) for own in build.writable)):
+                    args += ["--ro-bind", path, path]
         # an empty folder, or an unreadable file (/dev/null on a nodev mount) in its place; a secret not written
         # yet needs nothing, nor one inside a folder already hidden
         masked: list[str] = []

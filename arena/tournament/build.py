@@ -63,8 +63,10 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
         access = None
         if sandboxed:
             bots = [config.bots[i] for i in indexes]
+            others = [bot for i, bot in enumerate(config.bots) if i not in indexes]
             access = BuildAccess(tuple(folder for bot in bots for folder in build_folders(bot.command, bot.cwd)),
-                                 network=any(bot.build_network for bot in bots))
+                                 network=any(bot.build_network for bot in bots),
+                                 protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)))
         result, failure = _run(command, config, timeout, access)
         for i in indexes:
             results[config.bots[i].name] = result
@@ -112,6 +114,13 @@ def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> 
                       None if bot.name not in builds else builds[bot.name].output)
         for bot in config.bots
     ]
+
+
+def bot_paths(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
+    """A bot's program (unless a system one), script and `build_folders`: what another bot's build must not
+    write."""
+    files = [os.path.abspath(p) for p in (argv[0] if "/" in argv[0] else None, script_argument(argv)) if p]
+    return [*files, *build_folders(argv, cwd)]
 
 
 def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
