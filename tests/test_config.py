@@ -691,6 +691,21 @@ def test_build_timeout_kills_the_build(tmp_path: Path) -> None:
     assert "    started" in str(info.value)
 
 
+def test_a_build_that_prints_without_end_is_stopped_at_the_output_limit(tmp_path: Path) -> None:
+    """`yes` prints about a gigabyte a second: the build is stopped once it has printed 8 MiB (the output
+    is read as it comes; it went to a file that was looked at five times a second, and held 200 MB by then)."""
+    path = write(tmp_path, """
+        name: t
+        bots:
+          - {name: a, command: sh a.sh}
+          - {name: b, command: sh b.sh, build: "yes printed"}
+    """)
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path), timeout=300)  # (a bound that only stops a hang)
+    assert "build 'yes printed' printed more than 8 MiB" in str(info.value)
+    assert str(info.value).endswith("    printed")
+
+
 def test_a_build_that_leaves_a_process_behind_is_over_when_its_shell_exits(tmp_path: Path) -> None:
     """`server &` in a build held the output pipe open, and the run waited, silently, to the timeout. The
     build ends with its shell now, and what it left running is stopped."""

@@ -13,9 +13,9 @@ it, at most ``BUILD_TIMEOUT_S`` and ``BUILD_OUTPUT_LIMIT`` bytes of output.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,60 +148,82 @@ def _sandbox(command: str, config: TournamentConfig, access: BuildAccess) -> San
 def _run(command: str, config: TournamentConfig, timeout: float,
          access: BuildAccess | None = None) -> tuple[BuildResult, str | None]:
     """Run one build, in a sandbox with ``access`` (None: unsandboxed); the failure text is None on success."""
-    # The output goes to a file, not a pipe: the build is over when its shell exits, even where it left a
-    # process behind (`server &`) that would hold a pipe open, and so keep the run waiting, to the timeout.
     plan = None
-    with tempfile.TemporaryFile() as out:
+    read_end, write_end = os.pipe()
+    output = bytearray()
+    try:
         try:
             if access is not None:
                 plan = _sandbox(command, config, access)
                 proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
-                                        stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.STDOUT,
                                         start_new_session=True, preexec_fn=plan.preexec, pass_fds=PASS_FDS)
             else:
                 proc = subprocess.Popen(
-                    command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=out,
+                    command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=write_end,
                     stderr=subprocess.STDOUT, start_new_session=True,
                 )
         except OSError as e:
             if plan is not None:
                 plan.release()
             return BuildResult(str(e), False), f"could not be started ({e.strerror})"
+        finally:
+            os.close(write_end)
         try:
-            ended = _wait(proc, out.fileno(), timeout)
+            ended = _collect(proc, read_end, output, timeout)
         finally:
             _kill_group(proc)  # what the build left running (or all of it, interrupted or out of time)
             proc.wait()
             if plan is not None:
                 plan.release()
-        out.seek(0)
-        output = out.read(BUILD_OUTPUT_LIMIT).decode("utf-8", "replace")
+    finally:
+        os.close(read_end)
+    text = bytes(output[:BUILD_OUTPUT_LIMIT]).decode("utf-8", "replace")
     if ended == "timeout":
-        return BuildResult(output, False), f"did not finish within {timeout:g} s"
+        return BuildResult(text, False), f"did not finish within {timeout:g} s"
     if ended == "output":
-        return BuildResult(output, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
-    if access is not None and proc.returncode == 1 and output.startswith("bwrap:"):
-        return BuildResult(output, False), "could not start in the sandbox (docs/SECURITY.md)"
+        return BuildResult(text, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
+    if access is not None and proc.returncode == 1 and text.startswith("bwrap:"):
+        return BuildResult(text, False), "could not start in the sandbox (docs/SECURITY.md)"
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
-        return BuildResult(output, False), how
-    return BuildResult(output, True), None
+        return BuildResult(text, False), how
+    return BuildResult(text, True), None
 
 
-def _wait(proc: subprocess.Popen[bytes], out: int, timeout: float) -> str:
-    """Wait for the build's shell: "exit", "timeout", or "output" once it has printed too much."""
+def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout: float) -> str:
+    """Read the build's output into ``output`` until its shell exits: "exit", "timeout", or "output" as soon as
+    it has printed more than BUILD_OUTPUT_LIMIT (read as it comes, so no more than that is ever kept).
+
+    The build is over when its shell exits, even where it left a process behind (`server &`) that holds the
+    pipe open: what is in the pipe then is read, and nothing is waited for."""
     deadline = time.monotonic() + timeout
+    os.set_blocking(out, False)
+    open_pipe = True
     while True:
-        try:
-            proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+        exited = proc.poll() is not None
+        left = deadline - time.monotonic()
+        if open_pipe and select.select([out], [], [], 0 if exited else max(0.0, min(0.2, left)))[0]:
+            try:
+                chunk = os.read(out, 1 << 16)
+            except BlockingIOError:
+                continue
+            if chunk:
+                output += chunk
+                if len(output) > BUILD_OUTPUT_LIMIT:
+                    return "output"
+                continue
+            open_pipe = False  # every writer is gone: only the shell's exit is left to wait for
+        if exited:
             return "exit"
-        except subprocess.TimeoutExpired:
-            pass
-        if os.fstat(out).st_size > BUILD_OUTPUT_LIMIT:
-            return "output"
-        if time.monotonic() >= deadline:
+        if left <= 0:
             return "timeout"
+        if not open_pipe:
+            try:
+                proc.wait(timeout=max(0.0, min(0.2, left)))
+            except subprocess.TimeoutExpired:
+                pass
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
