@@ -109,6 +109,32 @@ async def test_keyring_twin_learns_nothing_and_leaves_no_key(spy: Path) -> None:
     assert [e for root, _ in _CGROUPS._find() for e in os.listdir(root) if e.startswith("bot-")] == []
 
 
+# An arena process SIGKILLed with a bot's cgroup made: its bots die with it, its cgroup folders stay behind.
+KILLED_WITH_A_CGROUP = r"""
+import json, os
+import arena.referee.sandbox as S
+plan = S.plan_sandbox(["/usr/bin/true"], None, (), 1 << 30, None, None, None, {})
+print(json.dumps(plan.cgroup.dirs if plan.cgroup is not None else []), flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="arena makes cgroups for its bots only as root")
+def test_the_cgroups_of_a_killed_arena_process_are_swept_by_the_next_one() -> None:
+    """They were left for good (hundreds here), and a later process given the same pid could not make its
+    bots' cgroups of those names: such a bot ran with no memory, process or CPU limit of its whole."""
+    import subprocess
+
+    killed = subprocess.run([sys.executable, "-c", KILLED_WITH_A_CGROUP], capture_output=True, text=True, timeout=60)
+    left = json.loads(killed.stdout or "[]")
+    if not left:
+        pytest.skip(f"no cgroups for the bots here ({killed.stderr.strip()[-200:]})")
+    assert killed.returncode == -9 and all(os.path.isdir(d) for d in left)
+    subprocess.run([sys.executable, "-c", "import arena.referee.sandbox as S; S._CGROUPS._find()"], check=True,
+                   timeout=60)
+    assert [d for d in left if os.path.exists(d) or os.path.exists(os.path.dirname(d))] == []
+
+
 async def test_keyring_twin_learns_the_opponents_hand_without_the_filter(spy: Path, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("add_key", "keyctl", "request_key"))
     pair = f"spy-vs-good-{uuid.uuid4().hex[:8]}-p0"

@@ -925,6 +925,8 @@ class _Cgroups:
             candidates = [(base, "v2")]
         else:
             return self._roots
+        for path, _ in candidates:
+            _sweep_dead_referees(os.path.dirname(path))
         made = []
         try:
             for path, controller in candidates:
@@ -951,6 +953,10 @@ class _Cgroups:
         with self._lock:
             roots = self._find()
             self._count += 1
+            # (a name left by another process of our pid that could not be swept: a bot's mkdir would fail, and
+            # the bot run with no cgroup at all)
+            while any(os.path.lexists(os.path.join(root, f"bot-{self._count}")) for root, _ in roots):
+                self._count += 1
             n = self._count
         if not roots:
             return None
@@ -994,6 +1000,35 @@ class _Cgroups:
                 os.rmdir(root)
             except OSError:
                 pass
+
+
+def _sweep_dead_referees(parent: str) -> None:
+    """Remove what arena processes that died without cleaning up (SIGKILLed: their bots died with them) left
+    in ``parent``: ``arena-PID`` folders, and their ``bot-N``, of pids that are no longer running, and ours
+    (left by an earlier process with our pid). Only empty cgroups can be removed (rmdir), so nothing that
+    still holds a process is touched."""
+    try:
+        entries = [e for e in os.listdir(parent) if re.fullmatch(r"arena-\d+", e)]
+    except OSError:
+        return
+    for entry in entries:
+        pid = int(entry.split("-")[1])
+        if pid != os.getpid():
+            try:
+                os.kill(pid, 0)
+                continue  # running (an arena process, or one that has its number now: left alone)
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+        folder = os.path.join(parent, entry)
+        try:
+            for bot in os.listdir(folder):
+                if bot.startswith("bot-"):
+                    os.rmdir(os.path.join(folder, bot))
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 def _write(directory: str, name: str, value: int | str, optional: bool = False) -> None:
