@@ -431,7 +431,8 @@ def bot_files(
             continue
         folder = os.path.dirname(os.path.abspath(main))
         below = [p for p in theirs if _inside(p, [folder]) and os.path.dirname(p) != folder]
-        if not below and not _inside(folder, [*_SYSTEM_DIRS, *runtime]) and folder not in folders:
+        # (/tmp itself is the sandbox's own, private and writable: a script lying there is shown alone)
+        if not below and not _inside(folder, [*_SYSTEM_DIRS, *runtime]) and folder not in (*folders, SANDBOX_TMP):
             folders.append(folder)
     hidden = {p for p in theirs if _inside(p, folders) and os.path.isfile(p)}
     hidden |= {os.path.abspath(p) for p in secrets if _inside(os.path.abspath(p), folders)}
@@ -602,9 +603,10 @@ def sandbox_hint(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | N
         script = script_argument(argv)
         folder = os.path.dirname(script) if script else None
         if folder and not _inside(folder, [*shown, *_runtime_dirs()]) and os.path.isdir(folder):
-            withheld = (f"its script's folder {folder} holds other bots' files, so its sandbox shows only its script "
-                        "from there: give each bot a folder of its own, or add what it needs to the bot's "
-                        "sandbox_paths (docs/CONFIG.md)")
+            why = "is the sandbox's own /tmp" if folder == SANDBOX_TMP else "holds other bots' files"
+            withheld = (f"its script's folder {folder} {why}, so its sandbox shows only its script from there: "
+                        "give each bot a folder of its own, or add what it needs to the bot's sandbox_paths "
+                        "(docs/CONFIG.md)")
     if not found:
         return withheld
     which = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
