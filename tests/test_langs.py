@@ -148,6 +148,8 @@ def test_a_file_the_sandbox_does_not_show_is_named_with_what_to_add(tmp_path: Pa
            "bot's sandbox_paths (docs/CONFIG.md)" in failure.detail, failure
     assert "FileNotFoundError" in failure.stderr
     assert "did not complete its handshake (crash)" in str(info.value) and "sandbox_paths" in str(info.value)
+    assert ("a sandboxed bot sees only the system's files and its own (docs/SECURITY.md): if it starts with "
+            "--sandbox none (sandbox: none), add what it needs to the bot's sandbox_paths") in str(info.value)
     assert not (tmp_path / "arena.db").exists()
     assert play(tmp_path, f"command: python {bot} {data / 'weights.bin'}, sandbox_paths: [data]") == []
 
