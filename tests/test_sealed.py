@@ -325,6 +325,26 @@ def test_a_build_cannot_rewrite_another_bot_beside_its_own(tmp_path: Path) -> No
     assert not (tmp_path / "c" / "new.sh").exists()
 
 
+def test_a_build_is_told_what_its_sandbox_lacks_and_sees_its_bots_sandbox_paths(tmp_path: Path, monkeypatch) -> None:
+    """A toolchain outside /usr on PATH (rustup's cargo in ~/.cargo/bin) is not in the build's sandbox: the
+    failure says so and names it; the bot's sandbox_paths, which its runtime needs anyway, are shown to its
+    build too."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "cc-tool").write_text("#!/bin/sh\necho compiled\n")
+    (tools / "cc-tool").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")  # (the build's PATH is the referee's)
+    config = tmp_path / "cfg"
+    config.mkdir()
+    path = build_config(config, "cc-tool")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path), timeout=300)
+    assert (f"failed with exit status 127 in the sandbox; {tools / 'cc-tool'} exists on this machine but not in the "
+            "bot's sandbox: add what it needs to the bot's sandbox_paths") in str(info.value), str(info.value)
+    path.write_text(path.read_text() + f"    sandbox_paths: [{tools}]\n")
+    assert run_builds(load_config(path), timeout=300)["a"].output == "compiled\n"
+
+
 def listener() -> socket.socket:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

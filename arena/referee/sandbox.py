@@ -83,11 +83,13 @@ _NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ss
 class BuildAccess:
     """What a build step may do beyond a bot: write ``writable`` (the folders it builds), and reach the
     network when ``network`` (the config's ``build_network``). ``protected``: the other bots' files and
-    folders, shown read-only where they lie in a writable folder (a build must not rewrite another bot)."""
+    folders, shown read-only where they lie in a writable folder (a build must not rewrite another bot).
+    ``readable``: more paths shown read-only (the ``sandbox_paths`` of the bots it builds: a toolchain)."""
 
     writable: tuple[str, ...]
     network: bool = False
     protected: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
 
 
 @dataclass
@@ -565,6 +567,7 @@ def _world_readable(path: str) -> bool:
 _NOT_FOUND = re.compile(r"no such file|not found|cannot|can't|could not|couldn't|unable to|failed to|error|missing",
                         re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w.~-])/[^\s'\"`:;,()<>\[\]{}]+")
+_PROGRAM_NOT_FOUND = re.compile(r"(?<![\w/.-])([\w.+-]+): (?:command )?not found")
 _PATH_SYSTEM = ("/proc", "/dev")  # made by bubblewrap in every sandbox (its /tmp is its own: the host's is not)
 
 
@@ -594,6 +597,11 @@ def sandbox_hint(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | N
         if _NOT_FOUND.search(line):
             for match in _PATH.finditer(line):
                 missing(match.group().rstrip("."))
+            # a program the shell did not find ("sh: 1: cargo: not found"), found here on PATH
+            for match in _PROGRAM_NOT_FOUND.finditer(line):
+                found_here = shutil.which(match.group(1))
+                if found_here:
+                    missing(found_here)
     withheld = None
     if _NOT_FOUND.search(said):
         for arg in argv[1:]:

@@ -22,7 +22,15 @@ from pathlib import Path
 
 from arena.botspec import fingerprint, script_argument
 from arena.referee.process import bot_environment
-from arena.referee.sandbox import PASS_FDS, SANDBOX_TMP, BuildAccess, SandboxPlan, plan_sandbox, resolve_sandbox
+from arena.referee.sandbox import (
+    PASS_FDS,
+    SANDBOX_TMP,
+    BuildAccess,
+    SandboxPlan,
+    plan_sandbox,
+    resolve_sandbox,
+    sandbox_hint,
+)
 from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
 
 __all__ = ["BUILD_TIMEOUT_S", "BuildResult", "bot_provenance", "run_builds"]
@@ -66,7 +74,8 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
             others = [bot for i, bot in enumerate(config.bots) if i not in indexes]
             access = BuildAccess(tuple(folder for bot in bots for folder in build_folders(bot.command, bot.cwd)),
                                  network=any(bot.build_network for bot in bots),
-                                 protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)))
+                                 protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)),
+                                 readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths))
         result, failure = _run(command, config, timeout, access)
         for i in indexes:
             results[config.bots[i].name] = result
@@ -138,11 +147,15 @@ def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
 
 
 def _sandbox(command: str, config: TournamentConfig, access: BuildAccess) -> SandboxPlan:
+    return plan_sandbox(["/bin/sh", "-c", command], config.directory, _shown(config, access), None, BUILD_PROCESSES,
+                        None, None, bot_environment(SANDBOX_TMP), build=access)
+
+
+def _shown(config: TournamentConfig, access: BuildAccess) -> tuple[str, ...]:
+    """What a build's sandbox shows beyond the system (as `arena.referee.sandbox.bot_files` gives a bot's)."""
     from arena.tournament.runner import run_secrets
 
-    shown = (str(config.directory), *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
-    return plan_sandbox(["/bin/sh", "-c", command], config.directory, shown, None, BUILD_PROCESSES, None, None,
-                        bot_environment(SANDBOX_TMP), build=access)
+    return (str(config.directory), *access.readable, *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
 
 
 def _run(command: str, config: TournamentConfig, timeout: float,
@@ -188,6 +201,9 @@ def _run(command: str, config: TournamentConfig, timeout: float,
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
+        if access is not None:
+            hint = sandbox_hint(["/bin/sh", "-c", command], config.directory, _shown(config, access), text)
+            how += f" in the sandbox; {hint}" if hint else " in the sandbox (docs/SECURITY.md)"
         return BuildResult(text, False), how
     return BuildResult(text, True), None
 
