@@ -83,10 +83,11 @@ def run_tournament(
     ``executor`` (``local``, ``dask:local``, ``dask:tcp://HOST:PORT``) and ``workers`` override the config's
     (docs/DISTRIBUTED.md); neither changes a result.
     """
-    from arena.referee.sandbox import bot_files, check_bot_files, resolve_sandbox
+    from arena.referee.sandbox import check_bot_files, resolve_sandbox
     from arena.store import RunLock, fresh_files
     from arena.tournament.build import bot_provenance, run_builds
     from arena.tournament.config import TournamentConfig, load_config
+    from arena.tournament.runner import shown_files
 
     if not isinstance(config, TournamentConfig):
         config = load_config(config)
@@ -101,7 +102,7 @@ def run_tournament(
     config = dataclasses.replace(config, sandbox=resolve_sandbox(sandbox or config.sandbox))
     if config.sandbox == "bwrap":
         for bot in config.bots:
-            check_bot_files(bot.name, bot_files(bot.command, bot.cwd, extra=bot.sandbox_paths))
+            check_bot_files(bot.name, shown_files(config, bot.name))
     # Everything cheap that can refuse the run comes before the builds: bad output paths, another run on
     # the database, a --fresh that would delete a file that is not this tournament's database.
     db_label = f"{config.where('output.database')}: output.database"
@@ -118,7 +119,7 @@ def run_tournament(
         if config.sandbox == "bwrap":  # what a build wrote into its bot's folders is shown too
             for bot in config.bots:
                 if bot.build is not None:
-                    check_bot_files(bot.name, bot_files(bot.command, bot.cwd, extra=bot.sandbox_paths))
+                    check_bot_files(bot.name, shown_files(config, bot.name))
         provenance = bot_provenance(config, builds)
         if config.executor.kind == "local":  # (a Dask cluster's workers start the bots from their own files)
             preflight_config(config)
