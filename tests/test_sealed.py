@@ -192,6 +192,42 @@ def test_a_named_pipe_carries_the_hand_between_sandboxes_without_the_check(spy: 
     assert reports(rec, 0, "learned") == [dealt(rec, 1)]
 
 
+async def self_play_through_ipc(spy: Path) -> object:
+    argv = (sys.executable, str(spy), "ipc")
+    with trio.fail_after(120):
+        return await play_match(f"spy-vs-spy-{uuid.uuid4().hex[:8]}-p0-g0",
+                                (player("spy", argv, []), player("spy2", argv, [])), ONE_DEAL, SEED, SEED)
+
+
+async def test_named_ipc_objects_and_abstract_sockets_carry_nothing_between_sandboxes(spy: Path) -> None:
+    """A SysV segment, a POSIX queue and an abstract socket are found by name, by anyone in the same IPC or
+    network namespace: each sandbox has its own."""
+    rec = await self_play_through_ipc(spy)
+    assert sorted(reports(rec, 1, "published")) == ["mq:ok", "shm:ok", "sock:ECONNREFUSED"]  # (in its own)
+    assert reports(rec, 0, "learned") == []
+
+
+async def test_named_ipc_objects_and_abstract_sockets_carry_the_hand_without_the_namespaces(spy: Path,
+                                                                                          monkeypatch) -> None:
+    prefix = sandbox._bwrap_prefix
+    monkeypatch.setattr(sandbox, "_bwrap_prefix", lambda *a, **k: [arg for arg in prefix(*a, **k)
+                                                                   if arg not in ("--unshare-ipc", "--unshare-net")])
+    rec = await self_play_through_ipc(spy)
+    try:
+        assert "sock:ok" in reports(rec, 1, "published")
+        hand = dealt(rec, 1)
+        assert sorted(reports(rec, 0, "learned")) == [f"mq:{hand}", f"shm:{hand}", f"sock:{hand}"]
+    finally:  # what the spies made lives on in the machine's own namespaces: removed
+        libc = ctypes.CDLL(None, use_errno=True)
+        import zlib
+
+        key = 0x53500000 | (zlib.crc32(rec.match_id.encode()) & 0xFFFFF)
+        segment = libc.shmget(key, 0, 0)
+        if segment >= 0:
+            libc.shmctl(segment, 0, None)  # IPC_RMID
+        libc.syscall(241, f"arena-spy-{rec.match_id}".encode())  # mq_unlink
+
+
 def pair_specs(n_pairs: int) -> list[MatchSpec]:
     return [MatchSpec(f"spy-vs-good-p{p}-g{g}", ("spy", "good"), p, g, *(("spy", "good") if g == 0 else
                                                                           ("good", "spy")),
