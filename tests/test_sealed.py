@@ -228,6 +228,44 @@ async def test_named_ipc_objects_and_abstract_sockets_carry_the_hand_without_the
         libc.syscall(241, f"arena-spy-{rec.match_id}".encode())  # mq_unlink
 
 
+# A watcher: inotify on the shared read-only /etc/ld.so.cache (a neighbour's opening it is an event), then
+# fanotify (root-only anyway) and dnotify; what each answered.
+WATCHER = r"""
+import ctypes, errno, fcntl, os
+libc = ctypes.CDLL(None, use_errno=True)
+def name(result):
+    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+fd = libc.inotify_init1(0)
+print("inotify", name(fd), name(libc.inotify_add_watch(fd, b"/etc/ld.so.cache", 0x20)) if fd >= 0 else "-")
+print("fanotify", name(libc.syscall(300, 0, 0)))
+folder = os.open("/etc", os.O_RDONLY)
+try:
+    fcntl.fcntl(folder, 1026, 0x1)  # F_NOTIFY, DN_ACCESS
+    print("dnotify ok")
+except OSError as e:
+    print("dnotify", errno.errorcode[e.errno])
+"""
+
+
+def watch_in_sandbox() -> list[str]:
+    import subprocess
+
+    plan = sandbox.plan_sandbox([sys.executable, "-c", WATCHER], None, (), None, None, None, None, {})
+    try:
+        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec,
+                             pass_fds=sandbox.PASS_FDS, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             timeout=60)
+    finally:
+        plan.release()
+    return run.stdout.splitlines() or [run.stderr]
+
+
+def test_file_watches_are_refused(monkeypatch) -> None:
+    assert watch_in_sandbox() == ["inotify ENOSYS -", "fanotify ENOSYS", "dnotify ENOLCK"]
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("inotify_init", "inotify_init1", "fcntl"))
+    assert watch_in_sandbox()[0] == "inotify ok ok"  # the watch on a file every sandbox shows
+
+
 def pair_specs(n_pairs: int) -> list[MatchSpec]:
     return [MatchSpec(f"spy-vs-good-p{p}-g{g}", ("spy", "good"), p, g, *(("spy", "good") if g == 0 else
                                                                           ("good", "spy")),
