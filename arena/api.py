@@ -83,10 +83,11 @@ def run_tournament(
     ``executor`` (``local``, ``dask:local``, ``dask:tcp://HOST:PORT``) and ``workers`` override the config's
     (docs/DISTRIBUTED.md); neither changes a result.
     """
-    from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
+    from arena.referee.sandbox import check_bot_files, resolve_sandbox
     from arena.store import RunLock, fresh_files
     from arena.tournament.build import bot_provenance, run_builds
     from arena.tournament.config import TournamentConfig, load_config
+    from arena.tournament.runner import shown_files
 
     if not isinstance(config, TournamentConfig):
         config = load_config(config)
@@ -101,7 +102,7 @@ def run_tournament(
     config = dataclasses.replace(config, sandbox=resolve_sandbox(sandbox or config.sandbox))
     if config.sandbox == "bwrap":
         for bot in config.bots:
-            check_readable(bot.name, bot_files(bot.command, bot.cwd, extra=bot.sandbox_paths))
+            check_bot_files(bot.name, shown_files(config, bot.name))
     # Everything cheap that can refuse the run comes before the builds: bad output paths, another run on
     # the database, a --fresh that would delete a file that is not this tournament's database.
     db_label = f"{config.where('output.database')}: output.database"
@@ -115,6 +116,10 @@ def run_tournament(
     with RunLock(config.database):
         doomed = fresh_files(config.database, config.name) if fresh else []
         builds = run_builds(config)
+        if config.sandbox == "bwrap":  # what a build wrote into its bot's folders is shown too
+            for bot in config.bots:
+                if bot.build is not None:
+                    check_bot_files(bot.name, shown_files(config, bot.name))
         provenance = bot_provenance(config, builds)
         if config.executor.kind == "local":  # (a Dask cluster's workers start the bots from their own files)
             preflight_config(config)
@@ -443,7 +448,7 @@ def play_match(
     from arena.botspec import resolve_command
     from arena.game.variants import PRESETS
     from arena.referee.clock import TimeControl
-    from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
+    from arena.referee.sandbox import bot_files, check_bot_files, resolve_sandbox
     from arena.store import RunLock
     from arena.tournament.build import bot_provenance
     from arena.tournament.config import MAX_CONCURRENCY
@@ -456,7 +461,7 @@ def play_match(
     chosen = resolve_sandbox(sandbox)
     if chosen == "bwrap":
         for i in (0, 1):
-            check_readable((names or fallback)[i], bot_files(argv[i], None, [argv[1 - i]], secrets))
+            check_bot_files((names or fallback)[i], bot_files(argv[i], None, [argv[1 - i]], secrets))
     database = None if db is None else Path(db)
     if database is not None:  # before any bot starts, the handshake probe included
         check_database_path(database, "--db")

@@ -10,6 +10,8 @@
    sender in one sandbox sends seeded random bits, one per slot, a receiver in another decodes them.
    - CPU: the sender spins in a slot for a 1 and sleeps for a 0; the receiver counts its own loop turns.
    - memory: the sender holds 256 MiB in a slot for a 1; the receiver reads MemAvailable (/proc/meminfo).
+   - futex: the sender keeps a thread waiting on a word of libc's first page for a 1; the receiver wakes it
+     (FUTEX_WAKE says how many it woke), in 5 ms and 1 ms slots.
    Bits per second, error rate, and the capacity of that binary symmetric channel (bits/s * (1 - H(err))).
 Figures, never pass/fail. Run as root for the cgroup quota (row 1 without it shows no difference).
 """
@@ -106,6 +108,64 @@ print(" ".join(map(str, out)))
 """
 
 
+# Futexes: a futex word in a page of a file is keyed by the file and the offset, whichever process maps it, even
+# read-only and private (libc's own pages, mapped by every dynamically linked program), so a FUTEX_WAKE in one
+# sandbox says whether a thread of another waits on that word. The sender keeps a thread waiting on word
+# i % 8 of libc's first page during slot i for a 1; the receiver wakes that word in the middle of the slot,
+# and reads a 1 when it woke somebody.
+FUTEX = r"""
+import ctypes, sys, threading, time
+role, arg, slot, start = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+libc = ctypes.CDLL(None, use_errno=True)
+base = next(int(line.split("-")[0], 16) for line in open("/proc/self/maps")
+            if "/libc.so" in line and line.split()[2] == "00000000")
+def word(i):
+    return base + 4 * (i % 8)
+def wait(i):  # FUTEX_WAIT: sleeps while the word holds the value it holds, until woken
+    libc.syscall(202, ctypes.c_void_p(word(i)), 0, ctypes.c_uint32.from_address(word(i)).value, None, None, 0)
+def wake(i):  # FUTEX_WAKE one: how many it woke
+    return libc.syscall(202, ctypes.c_void_p(word(i)), 1, 1, None, None, 0)
+def until(t):
+    while time.monotonic() < t:
+        time.sleep(max(0.0, min(0.0005, t - time.monotonic())))
+until(start)
+out = []
+for i in range(len(arg) if role == "send" else int(arg)):
+    if role == "send":
+        waiter = None
+        if arg[i] == "1":
+            waiter = threading.Thread(target=wait, args=(i,))
+            waiter.start()
+        until(start + (i + 1) * slot)
+        if waiter is not None:
+            while waiter.is_alive():
+                wake(i)  # (its own waiter, when the receiver did not)
+                waiter.join(0.001)
+    else:
+        until(start + (i + 0.5) * slot)
+        out.append(wake(i))
+        until(start + (i + 1) * slot)
+print(" ".join(map(str, out)))
+"""
+
+
+def futex_channel(n: int, slot_ms: float, seed: int) -> tuple[float, float]:
+    """(bits per second, error rate) of the futex channel."""
+    rng = random.Random(seed)
+    bits = "".join(rng.choice("01") for _ in range(n))
+    slot = slot_ms / 1000
+    start = time.monotonic() + 1.0
+    receiver = sandboxed(FUTEX, "receive", str(n), str(slot), str(start))
+    sender = sandboxed(FUTEX, "send", bits, str(slot), str(start))
+    out, _ = receiver.communicate(timeout=60 + n * slot * 2)
+    sender.wait(timeout=60)
+    for p in (receiver, sender):
+        p.plan.release()  # type: ignore[attr-defined]
+    got = "".join("1" if int(v) > 0 else "0" for v in out.split())
+    errors = sum(a != b for a, b in zip(bits, got, strict=True))
+    return 1 / slot, errors / n
+
+
 def sandboxed(code: str, *args: str) -> subprocess.Popen[bytes]:
     argv = [sys.executable, "-c", code, *args]
     plan = plan_sandbox(argv, None, (), 2 * 1024**3, None, None, None, {"PATH": "/usr/bin:/bin"}, cpus=1.0)
@@ -166,6 +226,9 @@ async def main() -> None:
     for kind in ("cpu", "memory"):
         rate, err = channel(kind, args.bits, args.slot_ms, seed=7)
         print(f"| {kind} | {rate:.0f} | {err:.3f} | {capacity(rate, err):.1f} |")
+    for slot_ms in (5.0, 1.0):
+        rate, err = futex_channel(args.bits * 5, slot_ms, seed=7)
+        print(f"| futex ({slot_ms:g} ms slots) | {rate:.0f} | {err:.3f} | {capacity(rate, err):.1f} |")
 
 
 if __name__ == "__main__":

@@ -343,6 +343,28 @@ def test_a_folder_holding_other_bots_folders_is_not_shown(tmp_path):
                                                                              f"!{beside}")
 
 
+def test_a_script_lying_in_tmp_keeps_the_sandboxes_own_tmp() -> None:
+    """`python /tmp/mybot.py`: /tmp was shown as the script's folder, the host's whole /tmp (what other runs and
+    users keep there) read-only in place of the bot's own, which it could then not write."""
+    from arena.referee.sandbox import PASS_FDS, plan_sandbox
+
+    script = Path("/tmp") / f"arena-test-{uuid.uuid4().hex[:12]}.py"
+    script.write_text("import os\nopen('/tmp/mine', 'w').write('x')\nprint(sorted(os.listdir('/tmp')))\n")
+    script.chmod(0o644)
+    try:
+        argv = (sys.executable, str(script))
+        assert bot_files(argv, None) == argv
+        plan = plan_sandbox(argv, None, bot_files(argv, None), None, None, None, None, {})
+        try:
+            run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        finally:
+            plan.release()
+        assert run.stdout == f"{sorted([script.name, 'mine'])}\n", run.stderr
+    finally:
+        script.unlink()
+
+
 # ------------------------------------------------------------------------------------------ no sandbox
 
 

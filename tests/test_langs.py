@@ -148,5 +148,67 @@ def test_a_file_the_sandbox_does_not_show_is_named_with_what_to_add(tmp_path: Pa
            "bot's sandbox_paths (docs/CONFIG.md)" in failure.detail, failure
     assert "FileNotFoundError" in failure.stderr
     assert "did not complete its handshake (crash)" in str(info.value) and "sandbox_paths" in str(info.value)
+    assert ("a sandboxed bot sees only the system's files and its own (docs/SECURITY.md): if it starts with "
+            "--sandbox none (sandbox: none), add what it needs to the bot's sandbox_paths") in str(info.value)
     assert not (tmp_path / "arena.db").exists()
     assert play(tmp_path, f"command: python {bot} {data / 'weights.bin'}, sandbox_paths: [data]") == []
+
+
+# Python's multiprocessing takes its locks as POSIX semaphores, files of /dev/shm (sem_open), as C programs
+# and other runtimes do for shared memory; then it fills /dev/shm past the file size limit.
+SHARED_MEMORY = r"""
+import multiprocessing, os
+lock = multiprocessing.Lock()
+with multiprocessing.Pool(2) as pool:
+    print("pool", sum(pool.map(abs, [-1, -2, -3])), flush=True)
+try:
+    with open("/dev/shm/fill", "wb") as f:
+        for _ in range(64):
+            f.write(b"x" * 65536)
+except OSError as e:
+    print("fill", os.strerror(e.errno), os.path.getsize("/dev/shm/fill"), flush=True)
+"""
+
+
+def test_a_bot_may_use_posix_shared_memory_in_its_own_capped_dev_shm() -> None:
+    """bubblewrap's /dev/shm is root's (0755): as root, where a bot runs as a uid of its own, a Python bot
+    with a multiprocessing lock or pool could not start. It is the bot's own tmpfs, capped like /tmp."""
+    import sys
+
+    from arena.referee.sandbox import PASS_FDS, plan_sandbox
+
+    cap = 1024 * 1024
+    plan = plan_sandbox([sys.executable, "-c", SHARED_MEMORY], None, (), None, None, None, cap, {})
+    try:
+        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    finally:
+        plan.release()
+    assert run.stdout.splitlines()[:1] == ["pool 6"], run.stderr  # (as it was: PermissionError at the Lock)
+    fill = run.stdout.splitlines()[1]
+    assert fill.startswith("fill No space left on device ") and cap // 2 < int(fill.split()[-1]) <= cap, fill
+
+
+def test_a_start_failure_names_the_folders_the_command_gives_that_the_sandbox_does_not_show(tmp_path: Path) -> None:
+    """What a runtime says names no path (`java -cp classes Bot`: "Could not find or load main class Bot",
+    Python: "No module named '_common'"); the hint then looks at the command: a folder it names, or the
+    script's own folder withheld because another bot lies below it."""
+    from arena.referee.sandbox import bot_files, sandbox_hint
+
+    classes = tmp_path / "classes"
+    classes.mkdir()
+    java = ("/usr/bin/java", "-cp", str(classes), "Bot")
+    said = "Error: Could not find or load main class Bot\nCaused by: java.lang.ClassNotFoundException: Bot\n"
+    assert sandbox_hint(java, None, bot_files(java, None), said) == (
+        f"{classes} exists on this machine but not in the bot's sandbox: add what it needs to the bot's sandbox_paths "
+        "(docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)")
+    assert sandbox_hint(java, None, bot_files(java, None, extra=[classes]), said) is None  # given: shown
+
+    mine = bot_copy(tmp_path / "bots", "good.py", "_common.py")
+    theirs = bot_copy(tmp_path / "bots" / "perl", "good.py")
+    argv, other = ("/usr/bin/python3", str(mine)), ("/usr/bin/python3", str(theirs))
+    said = "ModuleNotFoundError: No module named '_common'\n"
+    assert sandbox_hint(argv, None, bot_files(argv, None, [other]), said) == (
+        f"its script's folder {mine.parent} holds other bots' files, so its sandbox shows only its script from there: "
+        "give each bot a folder of its own, or add what it needs to the bot's sandbox_paths (docs/CONFIG.md)")
+    assert sandbox_hint(argv, None, bot_files(argv, None), said) is None  # alone, its folder is shown

@@ -21,6 +21,8 @@ import pytest
 import trio
 from conftest import GOOD, bot_copy
 
+from arena import api
+from arena.errors import ConfigError
 from arena.game import preset
 from arena.referee import sandbox, syscalls
 from arena.referee.clock import TimeControl
@@ -107,6 +109,32 @@ async def test_keyring_twin_learns_nothing_and_leaves_no_key(spy: Path) -> None:
     assert [e for root, _ in _CGROUPS._find() for e in os.listdir(root) if e.startswith("bot-")] == []
 
 
+# An arena process SIGKILLed with a bot's cgroup made: its bots die with it, its cgroup folders stay behind.
+KILLED_WITH_A_CGROUP = r"""
+import json, os
+import arena.referee.sandbox as S
+plan = S.plan_sandbox(["/usr/bin/true"], None, (), 1 << 30, None, None, None, {})
+print(json.dumps(plan.cgroup.dirs if plan.cgroup is not None else []), flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="arena makes cgroups for its bots only as root")
+def test_the_cgroups_of_a_killed_arena_process_are_swept_by_the_next_one() -> None:
+    """They were left for good (hundreds here), and a later process given the same pid could not make its
+    bots' cgroups of those names: such a bot ran with no memory, process or CPU limit of its whole."""
+    import subprocess
+
+    killed = subprocess.run([sys.executable, "-c", KILLED_WITH_A_CGROUP], capture_output=True, text=True, timeout=60)
+    left = json.loads(killed.stdout or "[]")
+    if not left:
+        pytest.skip(f"no cgroups for the bots here ({killed.stderr.strip()[-200:]})")
+    assert killed.returncode == -9 and all(os.path.isdir(d) for d in left)
+    subprocess.run([sys.executable, "-c", "import arena.referee.sandbox as S; S._CGROUPS._find()"], check=True,
+                   timeout=60)
+    assert [d for d in left if os.path.exists(d) or os.path.exists(os.path.dirname(d))] == []
+
+
 async def test_keyring_twin_learns_the_opponents_hand_without_the_filter(spy: Path, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("add_key", "keyctl", "request_key"))
     pair = f"spy-vs-good-{uuid.uuid4().hex[:8]}-p0"
@@ -136,6 +164,106 @@ async def test_locks_in_self_play_carry_the_hand_without_the_filter(spy: Path, m
     rec = await self_play_with_locks(spy)
     assert reports(rec, 1, "published") == ["ok"]
     assert reports(rec, 0, "learned") == [dealt(rec, 1)]
+
+
+def self_play_with_a_pipe(spy: Path) -> list:
+    """One self-play match of the spy (`arena match` through the api), whose folder holds a named pipe."""
+    os.mkfifo(spy.parent / "pipe", 0o666)
+    os.chmod(spy.parent / "pipe", 0o666)  # (whatever the umask: the author ships it writable by all)
+    command = f"{sys.executable} {spy} pipe"
+    records: list = []
+    api.play_match(command, command, matches=1, seed=SEED, duplicate=False, names=("spy", "spy2"), sandbox="bwrap",
+                   rules=ONE_DEAL, time_control=TC, on_record=lambda spec, rec: records.append(rec))
+    return records
+
+
+def test_a_named_pipe_among_a_bots_files_is_refused_before_any_match(spy: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        self_play_with_a_pipe(spy)
+    assert str(info.value) == (f"bot spy: {spy.parent / 'pipe'} is a named pipe; in the sandbox it would be a channel "
+                               "between two of the bot's processes playing at once (docs/SECURITY.md), so it is "
+                               "refused: delete it")
+
+
+def test_a_named_pipe_carries_the_hand_between_sandboxes_without_the_check(spy: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "_check_no_pipes", lambda name, files: None)
+    [rec] = self_play_with_a_pipe(spy)
+    assert reports(rec, 1, "published") == ["ok"]
+    assert reports(rec, 0, "learned") == [dealt(rec, 1)]
+
+
+async def self_play_through_ipc(spy: Path) -> object:
+    argv = (sys.executable, str(spy), "ipc")
+    with trio.fail_after(120):
+        return await play_match(f"spy-vs-spy-{uuid.uuid4().hex[:8]}-p0-g0",
+                                (player("spy", argv, []), player("spy2", argv, [])), ONE_DEAL, SEED, SEED)
+
+
+async def test_named_ipc_objects_and_abstract_sockets_carry_nothing_between_sandboxes(spy: Path) -> None:
+    """A SysV segment, a POSIX queue and an abstract socket are found by name, by anyone in the same IPC or
+    network namespace: each sandbox has its own."""
+    rec = await self_play_through_ipc(spy)
+    assert sorted(reports(rec, 1, "published")) == ["mq:ok", "shm:ok", "sock:ECONNREFUSED"]  # (in its own)
+    assert reports(rec, 0, "learned") == []
+
+
+async def test_named_ipc_objects_and_abstract_sockets_carry_the_hand_without_the_namespaces(spy: Path,
+                                                                                          monkeypatch) -> None:
+    prefix = sandbox._bwrap_prefix
+    monkeypatch.setattr(sandbox, "_bwrap_prefix", lambda *a, **k: [arg for arg in prefix(*a, **k)
+                                                                   if arg not in ("--unshare-ipc", "--unshare-net")])
+    rec = await self_play_through_ipc(spy)
+    try:
+        assert "sock:ok" in reports(rec, 1, "published")
+        hand = dealt(rec, 1)
+        assert sorted(reports(rec, 0, "learned")) == [f"mq:{hand}", f"shm:{hand}", f"sock:{hand}"]
+    finally:  # what the spies made lives on in the machine's own namespaces: removed
+        libc = ctypes.CDLL(None, use_errno=True)
+        import zlib
+
+        key = 0x53500000 | (zlib.crc32(rec.match_id.encode()) & 0xFFFFF)
+        segment = libc.shmget(key, 0, 0)
+        if segment >= 0:
+            libc.shmctl(segment, 0, None)  # IPC_RMID
+        libc.syscall(241, f"arena-spy-{rec.match_id}".encode())  # mq_unlink
+
+
+# A watcher: inotify on the shared read-only /etc/ld.so.cache (a neighbour's opening it is an event), then
+# fanotify (root-only anyway) and dnotify; what each answered.
+WATCHER = r"""
+import ctypes, errno, fcntl, os
+libc = ctypes.CDLL(None, use_errno=True)
+def name(result):
+    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+fd = libc.inotify_init1(0)
+print("inotify", name(fd), name(libc.inotify_add_watch(fd, b"/etc/ld.so.cache", 0x20)) if fd >= 0 else "-")
+print("fanotify", name(libc.syscall(300, 0, 0)))
+folder = os.open("/etc", os.O_RDONLY)
+try:
+    fcntl.fcntl(folder, 1026, 0x1)  # F_NOTIFY, DN_ACCESS
+    print("dnotify ok")
+except OSError as e:
+    print("dnotify", errno.errorcode[e.errno])
+"""
+
+
+def watch_in_sandbox() -> list[str]:
+    import subprocess
+
+    plan = sandbox.plan_sandbox([sys.executable, "-c", WATCHER], None, (), None, None, None, None, {})
+    try:
+        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec,
+                             pass_fds=sandbox.PASS_FDS, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             timeout=60)
+    finally:
+        plan.release()
+    return run.stdout.splitlines() or [run.stderr]
+
+
+def test_file_watches_are_refused(monkeypatch) -> None:
+    assert watch_in_sandbox() == ["inotify ENOSYS -", "fanotify ENOSYS", "dnotify ENOLCK"]
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("inotify_init", "inotify_init1", "fcntl"))
+    assert watch_in_sandbox()[0] == "inotify ok ok"  # the watch on a file every sandbox shows
 
 
 def pair_specs(n_pairs: int) -> list[MatchSpec]:
@@ -253,6 +381,42 @@ def test_a_build_writes_its_own_folder_only(tmp_path: Path) -> None:
     assert "Read-only file system" in str(info.value)
     assert (tmp_path / "bot" / "made.txt").read_text() == "made\n"
     assert not (tmp_path / "outside.txt").exists()
+
+
+def test_a_build_cannot_rewrite_another_bot_beside_its_own(tmp_path: Path) -> None:
+    """Bots in one folder (the config's): a's build may write that folder, but not b's script beside it nor
+    c's folder below it; what a's build makes of its own is written."""
+    (tmp_path / "c").mkdir()
+    for name, text in (("a.sh", "echo a\n"), ("b.sh", "echo b\n"), ("c/c.sh", "echo c\n")):
+        (tmp_path / name).write_text(text)
+    build = "echo made > a.out; echo evil >> b.sh; echo evil >> c/c.sh; echo evil > c/new.sh"
+    (tmp_path / "t.yaml").write_text(f"name: t\nbots:\n  - {{name: a, command: sh a.sh, build: {json.dumps(build)}}}\n"
+                                     "  - {name: b, command: sh b.sh}\n  - {name: c, command: sh c/c.sh}\n")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(tmp_path / "t.yaml"))
+    assert str(info.value).count("Read-only file system") == 3, str(info.value)
+    assert [(tmp_path / n).read_text() for n in ("a.out", "b.sh", "c/c.sh")] == ["made\n", "echo b\n", "echo c\n"]
+    assert not (tmp_path / "c" / "new.sh").exists()
+
+
+def test_a_build_is_told_what_its_sandbox_lacks_and_sees_its_bots_sandbox_paths(tmp_path: Path, monkeypatch) -> None:
+    """A toolchain outside /usr on PATH (rustup's cargo in ~/.cargo/bin) is not in the build's sandbox: the
+    failure says so and names it; the bot's sandbox_paths, which its runtime needs anyway, are shown to its
+    build too."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "cc-tool").write_text("#!/bin/sh\necho compiled\n")
+    (tools / "cc-tool").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")  # (the build's PATH is the referee's)
+    config = tmp_path / "cfg"
+    config.mkdir()
+    path = build_config(config, "cc-tool")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path), timeout=300)
+    assert (f"failed with exit status 127 in the sandbox; {tools / 'cc-tool'} exists on this machine but not in the "
+            "bot's sandbox: add what it needs to the bot's sandbox_paths") in str(info.value), str(info.value)
+    path.write_text(path.read_text() + f"    sandbox_paths: [{tools}]\n")
+    assert run_builds(load_config(path), timeout=300)["a"].output == "compiled\n"
 
 
 def listener() -> socket.socket:

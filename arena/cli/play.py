@@ -70,7 +70,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from arena.referee.clock import TimeControl
     from arena.referee.match import Player, play_match
     from arena.referee.process import BotSpec
-    from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
+    from arena.referee.sandbox import bot_files, check_bot_files, resolve_sandbox
     from arena.seeds import random_seed
     from arena.units import duration_text
 
@@ -82,7 +82,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     sandbox = resolve_sandbox(args.sandbox)
     files = bot_files(argv, None)
     if sandbox == "bwrap":
-        check_readable(bot_name, files)
+        check_bot_files(bot_name, files)
     # the bot's own name from its handshake (`bot 1 NAME`), as arena match shows it
     bot_name, human_name = display_names((hello_names([argv], sandbox)[0], "human"), (bot_name, human_name))
     seed = random_seed() if args.seed is None else args.seed

@@ -60,14 +60,14 @@ def check_bot(
     from arena.compliance.checks import evaluate
     from arena.compliance.run import make_plans, run_session
     from arena.referee.process import BotSpec
-    from arena.referee.sandbox import bot_files, check_readable, resolve_sandbox
+    from arena.referee.sandbox import bot_files, check_bot_files, resolve_sandbox
 
     rules = [PRESETS[v] if isinstance(v, str) else v for v in variants]
     argv = tuple(resolve_command(command, cwd or Path.cwd()))
     name = _name(argv, default_names(command, "random")[0])
     kind = resolve_sandbox(sandbox)
     if kind == "bwrap":
-        check_readable(name, bot_files(argv, cwd))
+        check_bot_files(name, bot_files(argv, cwd))
     tc = time_control or TimeControl()
     spec = BotSpec(name, argv, cwd=cwd, sandbox=kind)
     evidence = run_session(spec, tc, make_plans(rules, seed, matches))

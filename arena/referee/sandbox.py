@@ -53,7 +53,7 @@ __all__ = [
     "SandboxPlan",
     "bot_files",
     "bwrap_problem",
-    "check_readable",
+    "check_bot_files",
     "plan_sandbox",
     "resolve_sandbox",
     "sandbox_hint",
@@ -74,6 +74,7 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
               "/etc/ssl/openssl.cnf")
 SANDBOX_TMP = "/tmp"
+SANDBOX_SHM = "/dev/shm"
 # What of /etc a build with the network needs: name resolution and the certificate authorities.
 _NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl/certs", "/etc/ca-certificates")
 
@@ -81,10 +82,14 @@ _NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ss
 @dataclass(frozen=True)
 class BuildAccess:
     """What a build step may do beyond a bot: write ``writable`` (the folders it builds), and reach the
-    network when ``network`` (the config's ``build_network``)."""
+    network when ``network`` (the config's ``build_network``). ``protected``: the other bots' files and
+    folders, shown read-only where they lie in a writable folder (a build must not rewrite another bot).
+    ``readable``: more paths shown read-only (the ``sandbox_paths`` of the bots it builds: a toolchain)."""
 
     writable: tuple[str, ...]
     network: bool = False
+    protected: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
 
 
 @dataclass
@@ -211,9 +216,12 @@ def plan_sandbox(
         for path in etc:
             args += ["--ro-bind", path, path]
         args += ["--proc", "/proc", "--dev", "/dev"]
-        if file_size_bytes is not None:
-            args += ["--size", str(file_size_bytes)]
-        args += ["--perms", "1777", "--tmpfs", SANDBOX_TMP]
+        # /tmp and /dev/shm (POSIX shared memory and semaphores: Python's multiprocessing, sem_open): the bot's
+        # own, writable by its uid (bubblewrap's /dev/shm is root's 0755), each of the file size at most
+        for private in (SANDBOX_TMP, SANDBOX_SHM):
+            if file_size_bytes is not None:
+                args += ["--size", str(file_size_bytes)]
+            args += ["--perms", "1777", "--tmpfs", private]
         binds, hidden = _bot_paths(argv, cwd, files)
         args += _parent_dirs(binds)
         for path in binds:
@@ -224,6 +232,11 @@ def plan_sandbox(
             for path in writable:
                 args += ["--bind", path, path]
             binds = [*binds, *writable]
+            # (before the masks below: a protected folder bound afterwards would show a secret in it again)
+            for path in sorted(set(build.protected)):
+                if (_inside(path, writable) and os.path.lexists(path)
+                        and not any(_inside(own, [path]) for own in build.writable)):
+                    args += ["--ro-bind", path, path]
         # an empty folder, or an unreadable file (/dev/null on a nodev mount) in its place; a secret not written
         # yet needs nothing, nor one inside a folder already hidden
         masked: list[str] = []
@@ -420,14 +433,22 @@ def bot_files(
             continue
         folder = os.path.dirname(os.path.abspath(main))
         below = [p for p in theirs if _inside(p, [folder]) and os.path.dirname(p) != folder]
-        if not below and not _inside(folder, [*_SYSTEM_DIRS, *runtime]) and folder not in folders:
+        # (/tmp itself is the sandbox's own, private and writable: a script lying there is shown alone)
+        if not below and not _inside(folder, [*_SYSTEM_DIRS, *runtime]) and folder not in (*folders, SANDBOX_TMP):
             folders.append(folder)
     hidden = {p for p in theirs if _inside(p, folders) and os.path.isfile(p)}
     hidden |= {os.path.abspath(p) for p in secrets if _inside(os.path.abspath(p), folders)}
     return (*own, *folders, *(f"!{p}" for p in sorted(hidden)))
 
 
-def check_readable(name: str, files: Sequence[str]) -> None:
+def check_bot_files(name: str, files: Sequence[str]) -> None:
+    """ConfigError unless the bot's files (`bot_files`) can be shown in its sandbox as they are: readable by
+    the bot's own uid (`_check_readable`), and with no named pipe or socket in them (`_check_no_pipes`)."""
+    _check_no_pipes(name, files)
+    _check_readable(name, files)
+
+
+def _check_readable(name: str, files: Sequence[str]) -> None:
     """ConfigError unless a bot running as its own unprivileged uid (arena run as root) can read its files:
     bubblewrap shows them with their modes, and a 0700 folder of root's would only look broken later."""
     if os.geteuid() != 0:
@@ -441,6 +462,37 @@ def check_readable(name: str, files: Sequence[str]) -> None:
             raise ConfigError(
                 f"bot {name}: {path} is not readable by other users (mode {mode & 0o777:04o}), and a sandboxed "
                 f"bot runs as a user of its own; make it readable (chmod -R a+rX {path}) or use sandbox: none")
+
+
+# At most this many entries of a bot's folders are looked at for pipes (a folder of a million files is
+# rather a mistake than a bot; what lies beyond is not looked at).
+_PIPE_SCAN_LIMIT = 200_000
+
+
+def _check_no_pipes(name: str, files: Sequence[str]) -> None:
+    """ConfigError if a named pipe (or a socket) lies among the bot's files. A read-only view does not make a
+    pipe read-only: every sandbox that shows it may open it for writing, so two of the bot's processes playing
+    at once (the two seats of a self-play match) would pass each other their hands through it."""
+    hidden = [f[1:] for f in files if f.startswith("!")]
+    seen = 0
+    for top in (f for f in files if not f.startswith("!")):
+        walk = os.walk(top) if os.path.isdir(top) and not os.path.islink(top) else [("", [], [top])]
+        for folder, dirs, names in walk:
+            dirs[:] = [d for d in dirs if not _inside(os.path.join(folder, d), hidden)]
+            for entry in names:
+                path = os.path.join(folder, entry)
+                seen += 1
+                try:
+                    mode = os.lstat(path).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+                    kind = "named pipe" if stat.S_ISFIFO(mode) else "socket"
+                    raise ConfigError(
+                        f"bot {name}: {path} is a {kind}; in the sandbox it would be a channel between two of the "
+                        f"bot's processes playing at once (docs/SECURITY.md), so it is refused: delete it")
+            if seen > _PIPE_SCAN_LIMIT:
+                return
 
 
 def _bot_paths(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None) -> tuple[list[str], list[str]]:
@@ -515,35 +567,61 @@ def _world_readable(path: str) -> bool:
 _NOT_FOUND = re.compile(r"no such file|not found|cannot|can't|could not|couldn't|unable to|failed to|error|missing",
                         re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w.~-])/[^\s'\"`:;,()<>\[\]{}]+")
+_PROGRAM_NOT_FOUND = re.compile(r"(?<![\w/.-])([\w.+-]+): (?:command )?not found")
 _PATH_SYSTEM = ("/proc", "/dev")  # made by bubblewrap in every sandbox (its /tmp is its own: the host's is not)
 
 
 def sandbox_hint(argv: Sequence[str], cwd: Path | None, files: Sequence[str] | None, said: str) -> str | None:
-    """What to tell the user when a sandboxed bot failed to start: the paths its error output (``said``)
-    names that exist on this machine but are not shown in its sandbox, and what to do about them; None when
-    it names none. A path masked on purpose (another bot's program, the run's files) is never suggested."""
+    """What to tell the user when a sandboxed bot failed to start: the paths that exist on this machine but
+    are not shown in its sandbox, and what to do about them; None when there are none. Those are the paths
+    its error output (``said``) names and, when that output says something was not found, the paths its
+    command names (``java -cp /home/me/classes Bot``) and the folder of its script when that folder was
+    withheld because it holds other bots' files. A path masked on purpose (another bot's program, the run's
+    files) is never suggested."""
     binds, hidden = _bot_paths(argv, cwd, files)
     shown = [*_SYSTEM_DIRS, *(p for p in _ETC_FILES if os.path.exists(p)), *binds, *_PATH_SYSTEM]
     found: list[str] = []
+
+    def missing(path: str) -> None:
+        path = os.path.normpath(path)
+        real = os.path.realpath(path)
+        if not os.path.exists(path) or _inside(path, hidden) or _inside(real, hidden):
+            return
+        if _inside(path, shown) and _inside(real, shown):
+            return
+        named = path if real == path else f"{path} (a link to {real})"
+        if named not in found:
+            found.append(named)
+
     for line in said.splitlines():
-        if not _NOT_FOUND.search(line):
-            continue
-        for match in _PATH.finditer(line):
-            path = os.path.normpath(match.group().rstrip("."))
-            real = os.path.realpath(path)
-            if not os.path.exists(path) or _inside(path, hidden) or _inside(real, hidden):
-                continue
-            if _inside(path, shown) and _inside(real, shown):
-                continue
-            named = path if real == path else f"{path} (a link to {real})"
-            if named not in found:
-                found.append(named)
+        if _NOT_FOUND.search(line):
+            for match in _PATH.finditer(line):
+                missing(match.group().rstrip("."))
+            # a program the shell did not find ("sh: 1: cargo: not found"), found here on PATH
+            for match in _PROGRAM_NOT_FOUND.finditer(line):
+                found_here = shutil.which(match.group(1))
+                if found_here:
+                    missing(found_here)
+    withheld = None
+    if _NOT_FOUND.search(said):
+        for arg in argv[1:]:
+            value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+            if os.path.isabs(value):
+                missing(value)
+        script = script_argument(argv)
+        folder = os.path.dirname(script) if script else None
+        if folder and not _inside(folder, [*shown, *_runtime_dirs()]) and os.path.isdir(folder):
+            why = "is the sandbox's own /tmp" if folder == SANDBOX_TMP else "holds other bots' files"
+            withheld = (f"its script's folder {folder} {why}, so its sandbox shows only its script from there: "
+                        "give each bot a folder of its own, or add what it needs to the bot's sandbox_paths "
+                        "(docs/CONFIG.md)")
     if not found:
-        return None
+        return withheld
     which = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
     verb = "exists" if len(found) == 1 else "exist"
     return (f"{which} {verb} on this machine but not in the bot's sandbox: add what it needs to the bot's "
-            "sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)")
+            "sandbox_paths (docs/CONFIG.md), or run it without a sandbox (sandbox: none, --sandbox none)"
+            + (f"; {withheld}" if withheld else ""))
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:
@@ -857,6 +935,8 @@ class _Cgroups:
             candidates = [(base, "v2")]
         else:
             return self._roots
+        for path, _ in candidates:
+            _sweep_dead_referees(os.path.dirname(path))
         made = []
         try:
             for path, controller in candidates:
@@ -883,6 +963,10 @@ class _Cgroups:
         with self._lock:
             roots = self._find()
             self._count += 1
+            # (a name left by another process of our pid that could not be swept: a bot's mkdir would fail, and
+            # the bot run with no cgroup at all)
+            while any(os.path.lexists(os.path.join(root, f"bot-{self._count}")) for root, _ in roots):
+                self._count += 1
             n = self._count
         if not roots:
             return None
@@ -926,6 +1010,35 @@ class _Cgroups:
                 os.rmdir(root)
             except OSError:
                 pass
+
+
+def _sweep_dead_referees(parent: str) -> None:
+    """Remove what arena processes that died without cleaning up (SIGKILLed: their bots died with them) left
+    in ``parent``: ``arena-PID`` folders, and their ``bot-N``, of pids that are no longer running, and ours
+    (left by an earlier process with our pid). Only empty cgroups can be removed (rmdir), so nothing that
+    still holds a process is touched."""
+    try:
+        entries = [e for e in os.listdir(parent) if re.fullmatch(r"arena-\d+", e)]
+    except OSError:
+        return
+    for entry in entries:
+        pid = int(entry.split("-")[1])
+        if pid != os.getpid():
+            try:
+                os.kill(pid, 0)
+                continue  # running (an arena process, or one that has its number now: left alone)
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+        folder = os.path.join(parent, entry)
+        try:
+            for bot in os.listdir(folder):
+                if bot.startswith("bot-"):
+                    os.rmdir(os.path.join(folder, bot))
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 def _write(directory: str, name: str, value: int | str, optional: bool = False) -> None:

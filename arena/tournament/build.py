@@ -13,16 +13,24 @@ it, at most ``BUILD_TIMEOUT_S`` and ``BUILD_OUTPUT_LIMIT`` bytes of output.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botspec import fingerprint, script_argument
 from arena.referee.process import bot_environment
-from arena.referee.sandbox import PASS_FDS, SANDBOX_TMP, BuildAccess, SandboxPlan, plan_sandbox, resolve_sandbox
+from arena.referee.sandbox import (
+    PASS_FDS,
+    SANDBOX_TMP,
+    BuildAccess,
+    SandboxPlan,
+    plan_sandbox,
+    resolve_sandbox,
+    sandbox_hint,
+)
 from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
 
 __all__ = ["BUILD_TIMEOUT_S", "BuildResult", "bot_provenance", "run_builds"]
@@ -63,8 +71,11 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
         access = None
         if sandboxed:
             bots = [config.bots[i] for i in indexes]
+            others = [bot for i, bot in enumerate(config.bots) if i not in indexes]
             access = BuildAccess(tuple(folder for bot in bots for folder in build_folders(bot.command, bot.cwd)),
-                                 network=any(bot.build_network for bot in bots))
+                                 network=any(bot.build_network for bot in bots),
+                                 protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)),
+                                 readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths))
         result, failure = _run(command, config, timeout, access)
         for i in indexes:
             results[config.bots[i].name] = result
@@ -114,6 +125,13 @@ def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> 
     ]
 
 
+def bot_paths(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
+    """A bot's program (unless a system one), script and `build_folders`: what another bot's build must not
+    write."""
+    files = [os.path.abspath(p) for p in (argv[0] if "/" in argv[0] else None, script_argument(argv)) if p]
+    return [*files, *build_folders(argv, cwd)]
+
+
 def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
     """The folders a bot's build may write: its ``cwd``, and the folders of its program and script (the
     nearest existing one above, for a folder the build is to make)."""
@@ -129,70 +147,99 @@ def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
 
 
 def _sandbox(command: str, config: TournamentConfig, access: BuildAccess) -> SandboxPlan:
+    return plan_sandbox(["/bin/sh", "-c", command], config.directory, _shown(config, access), None, BUILD_PROCESSES,
+                        None, None, bot_environment(SANDBOX_TMP), build=access)
+
+
+def _shown(config: TournamentConfig, access: BuildAccess) -> tuple[str, ...]:
+    """What a build's sandbox shows beyond the system (as `arena.referee.sandbox.bot_files` gives a bot's)."""
     from arena.tournament.runner import run_secrets
 
-    shown = (str(config.directory), *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
-    return plan_sandbox(["/bin/sh", "-c", command], config.directory, shown, None, BUILD_PROCESSES, None, None,
-                        bot_environment(SANDBOX_TMP), build=access)
+    return (str(config.directory), *access.readable, *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
 
 
 def _run(command: str, config: TournamentConfig, timeout: float,
          access: BuildAccess | None = None) -> tuple[BuildResult, str | None]:
     """Run one build, in a sandbox with ``access`` (None: unsandboxed); the failure text is None on success."""
-    # The output goes to a file, not a pipe: the build is over when its shell exits, even where it left a
-    # process behind (`server &`) that would hold a pipe open, and so keep the run waiting, to the timeout.
     plan = None
-    with tempfile.TemporaryFile() as out:
+    read_end, write_end = os.pipe()
+    output = bytearray()
+    try:
         try:
             if access is not None:
                 plan = _sandbox(command, config, access)
                 proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
-                                        stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.STDOUT,
                                         start_new_session=True, preexec_fn=plan.preexec, pass_fds=PASS_FDS)
             else:
                 proc = subprocess.Popen(
-                    command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=out,
+                    command, shell=True, cwd=config.directory, stdin=subprocess.DEVNULL, stdout=write_end,
                     stderr=subprocess.STDOUT, start_new_session=True,
                 )
         except OSError as e:
             if plan is not None:
                 plan.release()
             return BuildResult(str(e), False), f"could not be started ({e.strerror})"
+        finally:
+            os.close(write_end)
         try:
-            ended = _wait(proc, out.fileno(), timeout)
+            ended = _collect(proc, read_end, output, timeout)
         finally:
             _kill_group(proc)  # what the build left running (or all of it, interrupted or out of time)
             proc.wait()
             if plan is not None:
                 plan.release()
-        out.seek(0)
-        output = out.read(BUILD_OUTPUT_LIMIT).decode("utf-8", "replace")
+    finally:
+        os.close(read_end)
+    text = bytes(output[:BUILD_OUTPUT_LIMIT]).decode("utf-8", "replace")
     if ended == "timeout":
-        return BuildResult(output, False), f"did not finish within {timeout:g} s"
+        return BuildResult(text, False), f"did not finish within {timeout:g} s"
     if ended == "output":
-        return BuildResult(output, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
-    if access is not None and proc.returncode == 1 and output.startswith("bwrap:"):
-        return BuildResult(output, False), "could not start in the sandbox (docs/SECURITY.md)"
+        return BuildResult(text, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
+    if access is not None and proc.returncode == 1 and text.startswith("bwrap:"):
+        return BuildResult(text, False), "could not start in the sandbox (docs/SECURITY.md)"
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
-        return BuildResult(output, False), how
-    return BuildResult(output, True), None
+        if access is not None:
+            hint = sandbox_hint(["/bin/sh", "-c", command], config.directory, _shown(config, access), text)
+            how += f" in the sandbox; {hint}" if hint else " in the sandbox (docs/SECURITY.md)"
+        return BuildResult(text, False), how
+    return BuildResult(text, True), None
 
 
-def _wait(proc: subprocess.Popen[bytes], out: int, timeout: float) -> str:
-    """Wait for the build's shell: "exit", "timeout", or "output" once it has printed too much."""
+def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout: float) -> str:
+    """Read the build's output into ``output`` until its shell exits: "exit", "timeout", or "output" as soon as
+    it has printed more than BUILD_OUTPUT_LIMIT (read as it comes, so no more than that is ever kept).
+
+    The build is over when its shell exits, even where it left a process behind (`server &`) that holds the
+    pipe open: what is in the pipe then is read, and nothing is waited for."""
     deadline = time.monotonic() + timeout
+    os.set_blocking(out, False)
+    open_pipe = True
     while True:
-        try:
-            proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+        exited = proc.poll() is not None
+        left = deadline - time.monotonic()
+        if open_pipe and select.select([out], [], [], 0 if exited else max(0.0, min(0.2, left)))[0]:
+            try:
+                chunk = os.read(out, 1 << 16)
+            except BlockingIOError:
+                continue
+            if chunk:
+                output += chunk
+                if len(output) > BUILD_OUTPUT_LIMIT:
+                    return "output"
+                continue
+            open_pipe = False  # every writer is gone: only the shell's exit is left to wait for
+        if exited:
             return "exit"
-        except subprocess.TimeoutExpired:
-            pass
-        if os.fstat(out).st_size > BUILD_OUTPUT_LIMIT:
-            return "output"
-        if time.monotonic() >= deadline:
+        if left <= 0:
             return "timeout"
+        if not open_pipe:
+            try:
+                proc.wait(timeout=max(0.0, min(0.2, left)))
+            except subprocess.TimeoutExpired:
+                pass
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import trio
 
 from arena.errors import ConfigError
+from arena.referee.process import effective_sandbox
 from arena.referee.session import Player, Probe, probe
 from arena.units import printable, stderr_tail
 
@@ -34,6 +35,7 @@ class Failure:
     kind: str
     detail: str
     stderr: str
+    sandboxed: bool = False
 
     def lines(self) -> list[str]:
         out = [f"{self.where}: bot {self.name} did not complete its handshake ({self.kind}):",
@@ -55,6 +57,10 @@ class BotStartError(ConfigError):
         lines = [f"{bots} could not start and complete the handshake, so no match was played:"]
         for failure in failures:
             lines += failure.lines()
+        if any(failure.sandboxed for failure in failures):
+            # (whatever its errors say: a runtime may only say that it failed)
+            lines.append("a sandboxed bot sees only the system's files and its own (docs/SECURITY.md): if it starts "
+                         "with --sandbox none (sandbox: none), add what it needs to the bot's sandbox_paths")
         lines.append('fix it and run again; `arena check "COMMAND"` runs a bot alone and says what is wrong '
                      "(docs/CHECK.md)")
         super().__init__("\n".join(lines))
@@ -77,7 +83,8 @@ async def probe_all(players: Sequence[Player], concurrency: int) -> list[Probe]:
 
 def failures(players: Sequence[Player], probes: Sequence[Probe], where: Sequence[str]) -> list[Failure]:
     """The failed probes as Failures (``where[i]`` locates player i for the user)."""
-    return [Failure(player.spec.name, place, str(p.violation.kind), p.violation.detail, p.stderr)
+    return [Failure(player.spec.name, place, str(p.violation.kind), p.violation.detail, p.stderr,
+                    effective_sandbox(player.spec) == "bwrap")
             for player, p, place in zip(players, probes, where, strict=True) if p.violation is not None]
 
 

@@ -77,12 +77,17 @@ def player_for(config: TournamentConfig, name: str, secrets: Iterable[Path] = ()
     """The bot as the referee runs it, fingerprinted now: a program that changes later ends in ``tampered``.
     ``secrets``: files beyond the run's own (`run_secrets`) that no bot may see."""
     bot = config.bot(name)
-    others = [b.command for b in config.bots if b.name != name]
     spec = BotSpec(name=bot.name, argv=tuple(bot.command), cwd=bot.cwd, limits=config.limits,
                    sandbox=config.sandbox or "auto", fingerprint=fingerprint(bot.command),
-                   files=bot_files(bot.command, bot.cwd, others, [*run_secrets(config), *secrets],
-                                   bot.sandbox_paths))
+                   files=shown_files(config, name, secrets))
     return Player(spec, bot.time)
+
+
+def shown_files(config: TournamentConfig, name: str, secrets: Iterable[Path] = ()) -> tuple[str, ...]:
+    """What the sandbox of bot ``name`` shows of its own, and hides (`arena.referee.sandbox.bot_files`)."""
+    bot = config.bot(name)
+    others = [b.command for b in config.bots if b.name != name]
+    return bot_files(bot.command, bot.cwd, others, [*run_secrets(config), *secrets], bot.sandbox_paths)
 
 
 async def run_matches(

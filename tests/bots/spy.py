@@ -18,6 +18,12 @@ Channels:
     locks      self-play in one game: seat 0 reads seat 1's hand from POSIX locks on byte ranges of the shared
                read-only file /etc/ld.so.cache, which seat 1 takes, one byte per card (``fcntl(F_SETLK)``;
                seat 0 asks with ``F_GETLK``)
+    pipe       self-play in one game: a named pipe shipped in the spy's own folder (``pipe``), shown read-only to
+               both seats; seat 1 writes its hand into it, seat 0 reads it
+    ipc        self-play in one game: seat 1 publishes its hand through three objects of the kernel's that have a
+               name, a SysV shared memory segment (its key), a POSIX message queue and an abstract UNIX socket
+               (named after the match) that seat 0 binds; seat 0 looks in each, and reports
+               ``learned=<object>:<cards>`` for each it found the hand in
     memory     its own memory: a process kept for a second match (``reuse_bots``) remembers its hand
 """
 
@@ -25,6 +31,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import socket
 import struct
 import sys
 
@@ -39,6 +46,9 @@ KEYCTL_READ = 11
 KEYCTL_SETPERM = 5
 SYS_ADD_KEY, SYS_KEYCTL = 248, 250  # x86-64
 REMEMBERED: dict[str, str] = {}  # pair -> hand, for the memory channel
+SEEN: set[str] = set()  # the ipc objects seat 0 found a hand in
+SENT: list[str] = []  # what seat 1's sends to seat 0's socket came to
+SENT_HAND: list[str] = []  # the hand seat 1 was dealt, which it sends
 
 
 MATCH = "-"
@@ -124,6 +134,99 @@ def lock_look() -> str | None:
 
 HELD = None
 
+# ------------------------------------------------------------------------------------------------- ipc
+
+SYS_MQ_OPEN, SYS_MQ_UNLINK, SYS_MQ_TIMEDSEND, SYS_MQ_TIMEDRECEIVE = 240, 241, 242, 243  # x86-64
+IPC_CREAT, IPC_RMID = 0o1000, 0
+LIBC.shmat.restype = ctypes.c_void_p
+LIBC.shmat.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+SOCKET: "socket.socket | None" = None
+
+
+def ipc_names(match_id: str) -> tuple[int, bytes, bytes]:
+    """The SysV key, the message queue's name and the abstract socket's name of a match."""
+    import zlib
+
+    return 0x53500000 | (zlib.crc32(match_id.encode()) & 0xFFFFF), f"arena-spy-{match_id}".encode(), \
+        f"\0arena-spy-{match_id}".encode()
+
+
+def ipc_publish(match_id: str, hand: str) -> list[str]:
+    """Seat 1: the hand in a segment and a queue, and sent to seat 0's socket; what worked, what did not."""
+    key, queue, address = ipc_names(match_id)
+    out = []
+    segment = LIBC.shmget(key, 4096, IPC_CREAT | 0o666)
+    if segment >= 0 and LIBC.shmat(segment, None, 0) not in (None, ctypes.c_void_p(-1).value):
+        ctypes.memmove(LIBC.shmat(segment, None, 0), hand.encode() + b"\0", len(hand) + 1)
+        out.append("shm:ok")
+    else:
+        out.append(f"shm:{error_name()}")
+    mq = LIBC.syscall(SYS_MQ_OPEN, queue, os.O_CREAT | os.O_WRONLY | os.O_NONBLOCK, 0o666, None)
+    sent = mq >= 0 and LIBC.syscall(SYS_MQ_TIMEDSEND, mq, hand.encode(), len(hand), 0, None) == 0
+    out.append("mq:ok" if sent else f"mq:{error_name()}")
+    return out
+
+
+def ipc_send(match_id: str, hand: str) -> str:
+    try:
+        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(hand.encode(), ipc_names(match_id)[2])
+        return "sock:ok"
+    except OSError as e:
+        return f"sock:{errno.errorcode.get(e.errno, str(e.errno))}"
+
+
+def ipc_look(match_id: str) -> list[str]:
+    """Seat 0: what each object holds (its socket bound on the first call)."""
+    global SOCKET
+    key, queue, address = ipc_names(match_id)
+    found = []
+    segment = LIBC.shmget(key, 0, 0)
+    if segment >= 0:
+        at = LIBC.shmat(segment, None, 0)
+        if at not in (None, ctypes.c_void_p(-1).value):
+            text = ctypes.string_at(at).decode()
+            if text:
+                found.append(f"shm:{text}")
+    mq = LIBC.syscall(SYS_MQ_OPEN, queue, os.O_RDONLY | os.O_NONBLOCK, 0, None)
+    if mq >= 0:
+        buf = ctypes.create_string_buffer(1 << 16)
+        n = LIBC.syscall(SYS_MQ_TIMEDRECEIVE, mq, buf, len(buf), None, None)
+        if n > 0:
+            found.append(f"mq:{buf.raw[:n].decode()}")
+    if SOCKET is None:
+        SOCKET = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        SOCKET.bind(address)
+        SOCKET.setblocking(False)
+    try:
+        found.append(f"sock:{SOCKET.recv(256).decode()}")
+    except BlockingIOError:
+        pass
+    return found
+
+
+PIPE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pipe")
+PIPE_FD: int | None = None
+
+
+def pipe_open() -> int | None:
+    """The pipe, open for reading and writing (which never blocks, and keeps what is written until read)."""
+    global PIPE_FD
+    if PIPE_FD is None:
+        try:
+            PIPE_FD = os.open(PIPE, os.O_RDWR | os.O_NONBLOCK)
+        except OSError as e:
+            report("published", errno.errorcode.get(e.errno, str(e.errno)))
+            PIPE_FD = -1
+    return None if PIPE_FD < 0 else PIPE_FD
+
+
+def pipe_look() -> str | None:
+    fd = pipe_open()
+    try:
+        return None if fd is None else os.read(fd, 256).decode().strip() or None
+    except BlockingIOError:
+        return None
+
 
 def main() -> None:
     global MATCH
@@ -143,15 +246,38 @@ def main() -> None:
         elif word == "turn":
             turn = dict(t.partition("=")[::2] for t in line.split()[1:])
             hand = ",".join(cards(turn, "hand"))
-            if CHANNEL == "locks" and seat == "0" and not learned:
-                learned = lock_look()
+            if CHANNEL in ("locks", "pipe") and seat == "0" and not learned:
+                learned = lock_look() if CHANNEL == "locks" else pipe_look()
                 if learned:
                     report("learned", learned)
+            if CHANNEL == "ipc" and seat == "0":
+                for found in ipc_look(MATCH):
+                    if found.split(":")[0] not in SEEN:
+                        SEEN.add(found.split(":")[0])
+                        report("learned", found)
+            if CHANNEL == "ipc" and seat == "1" and "sock:ok" not in SENT:  # (until seat 0 has bound its socket)
+                if not SENT_HAND:
+                    SENT_HAND.append(hand)
+                outcome = ipc_send(MATCH, SENT_HAND[0])
+                if outcome not in SENT:
+                    SENT.append(outcome)
+                    report("published", outcome)
             if first:
                 first = False
                 if CHANNEL == "keyring":
                     found = keyring_look(pair)
                     keyring_publish(pair, hand)
+                elif CHANNEL == "ipc":
+                    found = None
+                    if seat == "1":
+                        for outcome in ipc_publish(MATCH, hand):
+                            report("published", outcome)
+                elif CHANNEL == "pipe":
+                    found = None
+                    fd = pipe_open()
+                    if seat == "1" and fd is not None:
+                        os.write(fd, hand.encode() + b"\n")
+                        report("published", "ok")
                 elif CHANNEL == "locks":
                     found = None
                     if seat == "1":
