@@ -75,7 +75,8 @@ def dealt(rec, seat: int) -> str:
 def without(*names: str):
     """A filter that refuses everything the bots' filter does but ``names``: the closing measure switched off."""
     refused = {k: v for k, v in syscalls.BOT_REFUSED.items() if k not in names}
-    return lambda locks=True: syscalls.compile_filter(refused, fcntl_locks=locks and "fcntl" not in names)
+    return lambda locks=True: syscalls.compile_filter(refused, fcntl_locks=locks and "fcntl" not in names,
+                                                      shared_futexes=locks and "futex" not in names)
 
 
 async def duplicate_pair(spy_argv: tuple[str, ...], pair: str) -> list:
@@ -164,6 +165,30 @@ async def test_locks_in_self_play_carry_the_hand_without_the_filter(spy: Path, m
     rec = await self_play_with_locks(spy)
     assert reports(rec, 1, "published") == ["ok"]
     assert reports(rec, 0, "learned") == [dealt(rec, 1)]
+
+
+async def self_play_with_futexes(spy: Path) -> object:
+    argv = (sys.executable, str(spy), "futex")
+    with trio.fail_after(120):
+        return await play_match(f"spy-vs-spy-{uuid.uuid4().hex[:8]}-p0-g0",
+                                (player("spy", argv, []), player("spy2", argv, [])), ONE_DEAL, SEED, SEED)
+
+
+async def test_futexes_in_self_play_carry_nothing(spy: Path) -> None:
+    """A shared futex wait answers at once in the sandbox, and a wake wakes nobody: no wait queue is shared."""
+    rec = await self_play_with_futexes(spy)
+    assert reports(rec, 0, "listening") == ["EAGAIN"]
+    woke = reports(rec, 1, "woke")
+    assert woke and set(woke) == {"0"}
+    assert reports(rec, 0, "learned") == []
+
+
+async def test_futexes_in_self_play_carry_the_hand_without_the_filter(spy: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("futex"))
+    rec = await self_play_with_futexes(spy)
+    assert reports(rec, 0, "listening") == ["ok"]
+    learned = reports(rec, 0, "learned")
+    assert learned and set(learned[-1].split(",")) == set(dealt(rec, 1).split(","))
 
 
 def self_play_with_a_pipe(spy: Path) -> list:

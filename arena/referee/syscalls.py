@@ -13,6 +13,13 @@ outlive the bot that made it:
   them is seen by every other process that asks (``F_GETLK``).
 - **file watches** (``inotify``, ``fanotify``): an open or a read of a shared file is an event for a watcher
   in another sandbox.
+- **shared futexes**: a futex word in a page of a file is keyed by the file and the offset, whichever process
+  maps it, even read-only (every program maps libc's pages), so one bot's wake says to another whether a
+  thread of its waits. A bot's futexes without ``FUTEX_PRIVATE_FLAG`` are answered as if nobody waited (a
+  wake wakes 0) and as if the word had just changed (a wait returns EAGAIN at once, and the C library looks
+  again): ``pthread_join`` and process-shared locks in a bot's own shared memory (Python's
+  ``multiprocessing``) still work, spinning where they would have slept. The futex2 calls whose flags lie
+  in memory (``futex_waitv``, ``futex_requeue``) answer ENOSYS; the C library does not use them.
 - **namespaces of its own** (``unshare``, ``setns``, ``clone`` with a namespace flag, ``mount``...): as root,
   bubblewrap cannot forbid user namespaces itself, and each is more of the kernel within a bot's reach.
   ``clone3`` answers ENOSYS, so that the C library falls back to ``clone``, whose flags a filter can read.
@@ -51,6 +58,12 @@ _SURFACE = {"bpf": errno.EPERM, "perf_event_open": errno.EPERM, "userfaultfd": e
 # fcntl commands that lock, lease or watch (linux/fcntl.h, asm-generic/fcntl.h): F_GETLK, F_SETLK, F_SETLKW,
 # their 64-bit forms on 32-bit ABIs, the open-file-description locks, leases and dnotify.
 _FCNTL_LOCKS = (5, 6, 7, 12, 13, 14, 36, 37, 38, 1024, 1025, 1026)
+# futex commands (linux/futex.h) that wake or requeue waiters (WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, UNLOCK_PI,
+# WAKE_BITSET, CMP_REQUEUE_PI), answered 0 when shared, and those that wait or take a PI lock (WAIT, LOCK_PI,
+# TRYLOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2), answered EAGAIN; FUTEX_PRIVATE_FLAG is 128
+_FUTEX_WAKES = (1, 3, 4, 5, 7, 10, 12)
+_FUTEX_WAITS = (0, 6, 8, 9, 11, 13)
+_FUTEX_PRIVATE = 128
 # clone flags that make a namespace: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
 _CLONE_NEW = (0x80, 0x20000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
@@ -65,12 +78,14 @@ def seccomp_filter(locks: bool = True) -> bytes:
     """The compiled BPF program bubblewrap loads (``--seccomp``): a bot's (``locks``) or a build's.
 
     Raises OSError when libseccomp cannot be loaded here (the sandbox then says why, see sandbox.py)."""
-    return compile_filter(BOT_REFUSED if locks else BUILD_REFUSED, fcntl_locks=locks)
+    return compile_filter(BOT_REFUSED if locks else BUILD_REFUSED, fcntl_locks=locks, shared_futexes=locks)
 
 
-def compile_filter(refused: dict[str, int], fcntl_locks: bool) -> bytes:
-    """A filter refusing each call of ``refused`` with its errno, namespace-making ``clone`` flags, and (with
-    ``fcntl_locks``) fcntl's lock, lease and notification commands; everything else allowed."""
+def compile_filter(refused: dict[str, int], fcntl_locks: bool, shared_futexes: bool = False) -> bytes:
+    """A filter refusing each call of ``refused`` with its errno, namespace-making ``clone`` flags, (with
+    ``fcntl_locks``) fcntl's lock, lease and notification commands, and (with ``shared_futexes``) futexes
+    not private to the process; everything else allowed. A build keeps its locks and futexes: it plays no
+    game whose cards they could carry, and compilers lock their own files."""
     import pyseccomp as sc
 
     f = sc.SyscallFilter(defaction=sc.ALLOW)
@@ -86,6 +101,18 @@ def compile_filter(refused: dict[str, int], fcntl_locks: bool) -> bytes:
                 # the kernel reads the command as a 32-bit int: compare those bits only, or a command with
                 # anything in the upper half would pass the filter and still lock
                 _refuse(sc, f, name, errno.ENOLCK, sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, command))
+    if shared_futexes:
+        for name in ("futex", "futex_time64"):
+            # the command in the op's low 7 bits, and the private flag clear: (op & 0xff) == command
+            for command in _FUTEX_WAKES:
+                _refuse(sc, f, name, 0, sc.Arg(1, sc.MASKED_EQ, 0x7F | _FUTEX_PRIVATE, command))
+            for command in _FUTEX_WAITS:
+                _refuse(sc, f, name, errno.EAGAIN, sc.Arg(1, sc.MASKED_EQ, 0x7F | _FUTEX_PRIVATE, command))
+        # futex2: futex_wake and futex_wait take their flags as the fourth argument
+        _refuse(sc, f, "futex_wake", 0, sc.Arg(3, sc.MASKED_EQ, _FUTEX_PRIVATE, 0))
+        _refuse(sc, f, "futex_wait", errno.EAGAIN, sc.Arg(3, sc.MASKED_EQ, _FUTEX_PRIVATE, 0))
+        for name in ("futex_waitv", "futex_requeue"):
+            _refuse(sc, f, name, errno.ENOSYS)
     for flag in _CLONE_NEW:
         _refuse(sc, f, "clone", errno.EPERM, sc.Arg(0, sc.MASKED_EQ, flag, flag))
     with tempfile.TemporaryFile() as out:  # libseccomp writes to a real descriptor
@@ -95,7 +122,8 @@ def compile_filter(refused: dict[str, int], fcntl_locks: bool) -> bytes:
 
 
 def _refuse(sc: object, f: object, name: str, err: int, *args: object) -> None:
-    """Add one rule, skipping a call this architecture does not have (fcntl64 on x86-64's native table is
+    """Add one rule (``err`` 0: the call does nothing and answers 0), skipping a call this architecture does
+    not have (fcntl64 on x86-64's native table is
     still known to libseccomp for the 32-bit ones; a name no table knows is left out)."""
     try:
         f.add_rule(sc.ERRNO(err), name, *args)  # type: ignore[attr-defined]

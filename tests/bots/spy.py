@@ -24,6 +24,10 @@ Channels:
                name, a SysV shared memory segment (its key), a POSIX message queue and an abstract UNIX socket
                (named after the match) that seat 0 binds; seat 0 looks in each, and reports
                ``learned=<object>:<cards>`` for each it found the hand in
+    futex      self-play in one game: seat 0 keeps a thread waiting (FUTEX_WAIT, shared) on each of the first 24
+               words of libc's first page, a page every program maps from the same file; seat 1, at each of
+               its turns, wakes the words of the cards it was dealt (reported as ``woke=<how many>``); seat 0
+               reports ``listening=<ok|ERRNO>`` (whether its waits sleep) and ``learned=<cards>`` as threads wake
     memory     its own memory: a process kept for a second match (``reuse_bots``) remembers its hand
 """
 
@@ -34,6 +38,7 @@ import os
 import socket
 import struct
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -204,6 +209,51 @@ def ipc_look(match_id: str) -> list[str]:
     return found
 
 
+# ------------------------------------------------------------------------------------------------- futex
+
+SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE = 202, 0, 1  # x86-64; without FUTEX_PRIVATE_FLAG: keyed by file and offset
+WOKEN: list[str] = []  # seat 0: the cards whose word a wake reached
+
+
+def libc_page() -> int:
+    """Where the first page of libc's file is mapped in this process."""
+    with open("/proc/self/maps") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 6 and os.path.basename(fields[5]).startswith("libc.so") and int(fields[2], 16) == 0:
+                return int(fields[0].split("-")[0], 16)
+    raise RuntimeError("libc is not mapped")
+
+
+def futex_listen() -> str:
+    """Seat 0: a thread waiting on each card's word, for as long as the process lives; whether a wait sleeps
+    ("ok": a probe's 1 ms wait timed out) or the errno it answered at once."""
+    base = libc_page()
+    probe = base + 4 * len(ALL_CARDS)  # a word no card uses
+    timeout = (ctypes.c_long * 2)(0, 1_000_000)
+    value = ctypes.c_uint32.from_address(probe).value
+    slept = LIBC.syscall(SYS_FUTEX, ctypes.c_void_p(probe), FUTEX_WAIT, value, timeout, None, 0) < 0 \
+        and ctypes.get_errno() == errno.ETIMEDOUT
+    listening = "ok" if slept else error_name()
+
+    def wait(i: int) -> None:
+        word = base + 4 * i
+        value = ctypes.c_uint32.from_address(word).value  # (the page is never written: it stays this value)
+        if LIBC.syscall(SYS_FUTEX, ctypes.c_void_p(word), FUTEX_WAIT, value, None, None, 0) == 0:
+            WOKEN.append(ALL_CARDS[i])
+
+    for i in range(len(ALL_CARDS)):
+        threading.Thread(target=wait, args=(i,), daemon=True).start()
+    return listening
+
+
+def futex_wake(hand: str) -> int:
+    """Seat 1: wake each card's word of its hand; how many waiters that woke."""
+    base = libc_page()
+    return sum(max(0, LIBC.syscall(SYS_FUTEX, ctypes.c_void_p(base + 4 * ALL_CARDS.index(card)), FUTEX_WAKE, 1,
+                                   None, None, 0)) for card in hand.split(","))
+
+
 PIPE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pipe")
 PIPE_FD: int | None = None
 
@@ -231,7 +281,7 @@ def pipe_look() -> str | None:
 def main() -> None:
     global MATCH
     handshake("spy", "1")
-    pair = seat = learned = None
+    pair = seat = learned = dealt_hand = None
     first = True
     while True:
         line = read_line()
@@ -243,12 +293,22 @@ def main() -> None:
             pair = match_id.rsplit("-g", 1)[0]
             seat = line.split()[2].split("=")[1]
             first = True
+            if CHANNEL == "futex" and seat == "0":
+                report("listening", futex_listen())
         elif word == "turn":
             turn = dict(t.partition("=")[::2] for t in line.split()[1:])
             hand = ",".join(cards(turn, "hand"))
             if CHANNEL in ("locks", "pipe") and seat == "0" and not learned:
                 learned = lock_look() if CHANNEL == "locks" else pipe_look()
                 if learned:
+                    report("learned", learned)
+            if CHANNEL == "futex" and seat == "1":  # at every turn: seat 0's threads may not wait yet at the first
+                dealt_hand = dealt_hand or hand
+                report("woke", str(futex_wake(dealt_hand)))
+            if CHANNEL == "futex" and seat == "0":
+                now = ",".join(c for c in ALL_CARDS if c in WOKEN)
+                if now and now != learned:
+                    learned = now
                     report("learned", learned)
             if CHANNEL == "ipc" and seat == "0":
                 for found in ipc_look(MATCH):
@@ -278,6 +338,8 @@ def main() -> None:
                     if seat == "1" and fd is not None:
                         os.write(fd, hand.encode() + b"\n")
                         report("published", "ok")
+                elif CHANNEL == "futex":
+                    found = None  # (above, at every turn)
                 elif CHANNEL == "locks":
                     found = None
                     if seat == "1":
