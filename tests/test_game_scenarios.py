@@ -361,7 +361,7 @@ def test_a_close_that_fails_after_the_closer_took_a_trick(rules: RuleSet) -> Non
     finish(deal)
     # Seed 000: "Failing to reach 66 after closing gives the opponent 2 points (3 if you took no tricks)."
     # Seed 003: "A player who closes the stock and fails to reach 66 concedes 2 game points".
-    assert result(deal) == (D, 2, "failed close")
+    assert result(deal) == (D, 2, "failed close") and deal.game_points_why == ""
     # Seed 000: "there is no +10 for the last trick" after a close.
     assert sum(points(deal)) == 57
 
@@ -380,6 +380,7 @@ def test_a_close_that_fails_with_no_trick_for_the_closer(rules: RuleSet, game_po
     # 2 game points regardless of the actual card-point totals."
     assert result(deal) == (D, game_points, "failed close")
     assert deal.result is not None and deal.result.tricks[N] == 0
+    assert deal.game_points_why == "closer-no-tricks"
 
 
 def test_seed_002_close_penalty_is_an_override() -> None:
@@ -669,6 +670,7 @@ def test_game_points_by_the_losers_points(rules: RuleSet, d_third: str, schneide
     winner, gp, _ = result(deal)
     assert (winner, gp) == (N, game_points)
     assert deal.result is not None and deal.result.points == (69, 33 if d_third == "Ad" else 32)
+    assert deal.game_points_why == ("schneider" if game_points == 2 else "")  # what the table tells a person
 
 
 @pytest.mark.parametrize("rules", SIX_CARD_PRESETS, ids=rid)
@@ -685,6 +687,7 @@ def test_a_loser_with_a_trick_of_no_points(rules: RuleSet, schwarz: str, game_po
     assert points(deal) == (66, 0)
     declare_if_manual(deal, N)
     assert result(deal)[:2] == (N, game_points)
+    assert deal.game_points_why == ("schneider" if game_points == 2 else "no-points")
 
 
 @pytest.mark.parametrize("n_low, d_points, game_points", [("Tc Td", 42, 1), ("Jc Jd", 26, 2)])

@@ -37,6 +37,8 @@ SHOWN = """([card, kind]) => {
 }"""
 
 
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = start_server(tmp_path_factory.mktemp("serve-browser"), "--set", "match_target=3")
@@ -148,9 +150,19 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
                 panels += 1
                 names = [p.inner_text("#deal-name0"), p.inner_text("#deal-name1")]
                 assert sorted(n.replace(" (you)", "") for n in names) == ["guest", "host"], names
-                assert re.fullmatch(r"(You|host|guest) won [123] game points?", p.inner_text("#deal-won"))
-                assert p.inner_text("#deal-why").startswith("Why: ")
+                won = p.inner_text("#deal-won")
+                assert re.fullmatch(r"(You|host|guest) won [123] game points?", won), won
+                # why, and why that many game points: 2 and 3 say what the loser lacked
+                why = p.inner_text("#deal-why")
+                assert why.startswith("Why: "), why
+                if "won 2 " in won and "did not reach 66" not in why:
+                    assert re.search(r"; (you have|host has|guest has) fewer than 33 points$", why), why
+                if "won 3 " in won and "without having it" not in why:
+                    assert re.search(r"; (you|host|guest) took no trick$", why), why
                 assert p.locator("#deal-last .card").count() == 2
+    for line in host.eval_on_selector_all("#deals li", "ls => ls.map(l => l.textContent)"):  # each deal's why
+        if re.search(r"won [23] game points \((?!\w+ closed the talon)", line):
+            assert re.search(r"; (you have|guest has) fewer than 33 points\)|; (you|guest) took no trick\)", line), line
     for p in everyone:
         p.wait_for_selector("#result-box:not([hidden])")
         assert re.search(r"won the match \d+–\d+", p.inner_text("#result"))
@@ -263,6 +275,11 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
             checked_panel = True
             won = page.inner_text("#deal-won")
             assert re.fullmatch(r"(Вие спечелихте|random спечели) [123] точк(а|и) за играта", won), won
+            why = page.inner_text("#deal-why")  # why that many: what the loser lacked, in its verb form
+            if " 2 точки" in won and "до 66" not in why:
+                assert re.search(r"; (вие имате|random има) под 33 точки$", why), why
+            if " 3 точки" in won and "до 66" not in why:
+                assert re.search(r"; (вие не взехте|random не взе) нито една взятка$", why), why
             assert not _english_words(page, bots | {code.lower()}), _english_words(page, bots)
             page.keyboard.press("Escape")  # (a click would wait for a panel that may have closed by itself)
         version = _version(page)

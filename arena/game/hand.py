@@ -127,6 +127,11 @@ class Deal:
         self.first_66: int | None = None
         self.last_trick_winner: int | None = None
         self.result: DealResult | None = None
+        # why the winner got more than 1 game point, for people reading the result: "no-tricks" or
+        # "no-points" (3, rule schwarz), "schneider" (2, the loser under schneider_below), "closer-no-tricks"
+        # (a failed close whose closer took no trick); "" when the count is the reason's own (1, a failed
+        # close, a wrong declaration, no 66)
+        self.game_points_why = ""
         self.actions: list[tuple[int, Action]] = []
         self.events: list[Event] = []  # public events, for the referee; it may clear it
 
@@ -417,7 +422,10 @@ class Deal:
         closer = self.closed_by
         rules = self.rules
         if closer is not None and winner != closer:
-            gp = rules.failed_close_points_no_tricks if self.tricks[closer] == 0 else rules.failed_close_points
+            if self.tricks[closer] == 0:
+                gp, self.game_points_why = rules.failed_close_points_no_tricks, "closer-no-tricks"
+            else:
+                gp = rules.failed_close_points
             self._finish(winner, gp, DealEndReason.FAILED_CLOSE)
             return
         loser = 1 - winner
@@ -426,9 +434,9 @@ class Deal:
         else:
             loser_points, loser_tricks = self.total(loser), self.tricks[loser]
         if (loser_tricks if rules.schwarz == "no-tricks" else loser_points) == 0:
-            gp = 3
+            gp, self.game_points_why = 3, rules.schwarz
         elif loser_points < rules.schneider_below:
-            gp = 2
+            gp, self.game_points_why = 2, "schneider"
         else:
             gp = 1
         if closer is not None:

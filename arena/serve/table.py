@@ -94,8 +94,9 @@ def _last_trick(deal: Deal) -> dict[str, Any] | None:
 
 
 def _summaries(match: Match) -> list[dict[str, Any]]:
-    """Each finished deal: its winner, game points and reason (the engine's DealResult), the last trick, and
-    the match score after it."""
+    """Each finished deal: its winner, game points and reason (the engine's DealResult), why the game points
+    are more than 1 (the engine's `Deal.game_points_why`), who closed, the last trick, and the match score
+    after it."""
     out = []
     score = [0, 0]
     for i, deal in enumerate(match.deals):
@@ -105,5 +106,6 @@ def _summaries(match: Match) -> list[dict[str, Any]]:
         score[r.winner] += r.game_points
         out.append({"deal": i + 1, "winner": r.winner, "game_points": r.game_points,
                     "reason": str(r.reason).replace(" ", "-"), "points": list(r.points), "tricks": list(r.tricks),
-                    "last_trick": _last_trick(deal), "closed_by": deal.closed_by, "score": list(score)})
+                    "last_trick": _last_trick(deal), "closed_by": deal.closed_by, "score": list(score),
+                    "why_points": deal.game_points_why, "schneider_below": deal.rules.schneider_below})
     return out

@@ -244,10 +244,21 @@
     });
   }
 
+  /* why a deal ended as it did: the engine's reason (a failed close names its closer), and why the game points
+     are more than 1 when they are (the engine's game_points_why: the loser took no trick, had under 33, ...) */
+  function dealWhy(d) {
+    var closer = d.closed_by;
+    var why = d.reason === "failed-close" && closer !== null && closer !== undefined
+      ? phrase("why_failed_close", mine(closer), null, { name: nameOf(closer) }) : reason(d.reason);
+    var loser = 1 - d.winner;
+    if (d.why_points) why += "; " + phrase("gp_" + d.why_points, mine(loser), null, { name: nameOf(loser), n: d.schneider_below });
+    return why;
+  }
+
   function dealLine(d) {
     var view = mine(1) ? 1 : 0, other = 1 - view;
     var won = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
-    return fmt(T.deal_line, { n: d.deal, won: won, reason: reason(d.reason), a: mine(view) ? T.you_cap : nameOf(view),
+    return fmt(T.deal_line, { n: d.deal, won: won, reason: dealWhy(d), a: mine(view) ? T.you_cap : nameOf(view),
       pa: d.points[view], b: nameOf(other), pb: d.points[other] });
   }
 
@@ -268,7 +279,7 @@
   function fillDeal(d) {
     $("deal-title").textContent = fmt(T.deal_over, { n: d.deal });
     $("deal-won").textContent = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
-    $("deal-why").textContent = fmt(T.why, { reason: reason(d.reason) });
+    $("deal-why").textContent = fmt(T.why, { reason: dealWhy(d) });
     var view = mine(1) ? 1 : 0;
     [view, 1 - view].forEach(function (seat, col) {
       $("deal-name" + col).textContent = nameOf(seat) + (mine(seat) ? " (" + T.you + ")" : "");
