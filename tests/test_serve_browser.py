@@ -37,6 +37,8 @@ SHOWN = """([card, kind]) => {
 }"""
 
 
+# how a move's key number is shown: display of the first numbered button's ::before ("none": not shown)
+KEY_SHOWN = "getComputedStyle(document.querySelector('button[data-key]'), '::before').display"
 
 
 @pytest.fixture(scope="module")
@@ -124,11 +126,15 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
             if p.is_visible("#deal-panel"):
                 p.keyboard.press("Escape")  # (a click would wait for a panel that may have closed by itself)
         tokens = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.action)")
+        keys = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.key)")
+        assert keys == [str(i + 1) for i in range(min(9, len(tokens)))] + [None] * (len(tokens) - 9), keys
         token = next((t for t in tokens if t.startswith("marry:")), tokens[0])
         kind, _, card = token.partition(":")
         if kind == "marry":
             button = mover.locator(f'button[data-action="{token}"]')
             assert re.fullmatch(r"Marriage [KQ]. [KQ]. \+(20|40)", button.inner_text()), button.inner_text()
+        if mover is host and not moves:  # a desktop shows each move's key
+            assert mover.evaluate(KEY_SHOWN) != "none"
         if mover is host and moves % 2:
             index = tokens.index(token) + 1
             mover.keyboard.press(str(index)) if index <= 9 else mover.click(f'button[data-action="{token}"]')
@@ -202,6 +208,8 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
         if page.is_visible("#deal-panel"):
             page.tap("#deal-continue")
         assert page.inner_text("#status") == "Your turn"
+        # a touch screen has no number keys: the buttons do not show them (a desktop's do, test above)
+        assert page.evaluate(KEY_SHOWN) == "none"
         version = _version(page)
         page.locator(".hand button[data-action], #actions button[data-action]").first.tap()
         taps += 1

@@ -177,25 +177,22 @@
       nameOf(other) + (s.target ? " (" + fmt(T.target, { n: s.target }) + ")" : "") + (s.deal ? " · " + fmt(T.deal, { n: s.deal }) : "");
 
     /* my hand and my moves */
-    var byToken = {};
     var hand = player ? (s.hand || []).map(function (c) {
       var token = "play:" + c;
       if (legal.indexOf(token) >= 0) {
         var b = actionButton(token, card(c), "cardbutton");
         b.setAttribute("aria-label", fmt(T.play, { card: text(c) }));
-        byToken[token] = b;
         return b;
       }
       return card(c, legal.length ? "unplayable" : "");
     }) : seatHand(view, s);
     fill($("hand"), hand);
     var extra = legal.filter(function (t) { return t.indexOf("play:") !== 0; }).map(function (t) {
-      var b = actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "");
-      byToken[t] = b;
-      return b;
+      return actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "");
     });
     fill($("actions"), extra);
-    keyed = legal.map(function (t) { return byToken[t]; }).filter(Boolean);
+    /* numbered in reading order, the hand's cards first, so the numbers run 1, 2, 3 across the screen */
+    keyed = Array.prototype.slice.call($("hand").querySelectorAll("button[data-action]")).concat(extra);
     keyed.forEach(function (b, i) { if (i < 9) b.setAttribute("data-key", String(i + 1)); });
 
     clockEnd = s.clock_ms === null || s.clock_ms === undefined ? null : Date.now() + s.clock_ms;
