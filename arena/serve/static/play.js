@@ -166,7 +166,12 @@
       clearTimeout(holdTimer);
       holdTimer = setTimeout(function () { held = null; if (state) render(); }, TRICK_HOLD_MS);
     }
+    if (trickKey !== null && trickKey.split(":")[0] !== String(s.deal)) {
+      held = null;  /* a new deal starts on a bare table: the last deal's trick is in the deal-end panel */
+      clearTimeout(holdTimer);
+    }
     trickKey = key;
+    game.setAttribute("data-deal", String(s.deal || 0));
     var onTable = s.table && s.table.length ? trickNodes(s.table) : held ? trickNodes(held.cards, held.winner) : [];
     fill($("table"), onTable);
     var last = s.last_trick;
