@@ -202,31 +202,44 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
     page.goto(server.url)
     assert "ismcts · strong" in page.inner_text("#opponent")  # the strong bot is offered, and says so
     page.select_option("#opponent", "random")
+    page.select_option("#variant", "sixty-six")  # 66 is declared: the declaration ends a deal
     page.tap("#quick-play")
     page.wait_for_url("**/room/*")
-    taps = 0
+    taps = declared = 0
     while True:
         page.wait_for_selector("button[data-action], #result-box:not([hidden])")
         if page.is_visible("#result-box"):
             break
         if page.is_visible("#deal-panel"):
+            # a deal ended by a declaration (either side's, right or wrong) stays announced on the next deal's
+            # table, unless the new deal's first moves brought news of their own
+            if "declared" in page.inner_text("#deal-why"):
+                kind = page.get_attribute("#announce", "data-kind")
+                assert kind is not None, page.inner_text("#deal-why")
+                if kind == "declare":
+                    declared += 1
+                    text = page.inner_text("#announce")
+                    assert re.fullmatch(r"(You|random) declared 66 with \d+", text), text
             page.tap("#deal-continue")
         assert page.inner_text("#status") == "Your turn"
         # a touch screen has no number keys: the buttons do not show them (a desktop's do, test above)
         assert page.evaluate(KEY_SHOWN) == "none"
         version = _version(page)
-        page.locator(".hand button[data-action], #actions button[data-action]").first.tap()
+        declare = page.locator('button[data-action="declare"]')
+        points = int(page.inner_text("#stat-me strong >> nth=0").split()[0])  # counted, not pending
+        right = declare.count() > 0 and points >= 66  # 66 is declared when it is true (else it loses the deal)
+        (declare if right else page.locator(".hand button[data-action], #actions button[data-action]").first).tap()
         taps += 1
         page.wait_for_function(  # the move was taken: a newer state
             "v => +document.getElementById('game').dataset.version > v", arg=version)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the table is {width} px wide on a 390 px phone"
-    assert taps >= 6 and page.locator("#deals li").count() >= 1
+    assert taps >= 6 and page.locator("#deals li").count() >= 1 and declared >= 1, (taps, declared)
     assert re.search(r"won the match (\d+)–(\d+)", page.inner_text("#result"))
     page.wait_for_selector("#replay:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.tap("#replay")
-    page.wait_for_url("**/replay/santase/match.html#*")
+    page.wait_for_url("**/replay/sixty-six/match.html#*")
     page.wait_for_function("document.querySelector('h1') && /random/.test(document.querySelector('h1').textContent)")
     # the replay viewer draws its board with the live table's stylesheet and cards
     assert page.locator("link[href$='static/board.css']").count() == 1

@@ -228,22 +228,28 @@
   function announce(s) {
     var events = s.log || [], box = $("announce");
     if (s.deal !== shownEvents.deal) {
+      var before = shownEvents.deal, deals = s.deals || [], ended = deals[deals.length - 1];
       shownEvents = { deal: s.deal, n: -1 };
       box.textContent = "";
       box.removeAttribute("data-kind");
+      /* a declaration (or a marriage that reached 66) ends its deal, and the next deal's state may be the first
+         this page gets: the deal's summary keeps it, so it is announced all the same */
+      if (before > 0 && ended && ended.deal === before && ended.ended_by) showEvent(ended.ended_by);
     }
     events.forEach(function (e) {
       if (e.n <= shownEvents.n) return;
       shownEvents.n = e.n;
-      if (e.kind === "marriage" || e.kind === "exchange" || e.kind === "close" || e.kind === "declare") {
-        box.textContent = eventText(e);
-        box.setAttribute("data-kind", e.kind);
-        box.setAttribute("data-seat", String(e.seat));
-        box.classList.remove("fresh");
-        void box.offsetWidth;  /* restart the highlight */
-        box.classList.add("fresh");
-      }
+      if (e.kind === "marriage" || e.kind === "exchange" || e.kind === "close" || e.kind === "declare") showEvent(e);
     });
+  }
+  function showEvent(e) {
+    var box = $("announce");
+    box.textContent = eventText(e);
+    box.setAttribute("data-kind", e.kind);
+    box.setAttribute("data-seat", String(e.seat));
+    box.classList.remove("fresh");
+    void box.offsetWidth;  /* restart the highlight */
+    box.classList.add("fresh");
   }
 
   /* why a deal ended as it did: the engine's reason (a failed close names its closer), and why the game points
