@@ -179,6 +179,8 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         assert p.locator("#deals li").count() >= 1
     assert panels >= 1 and marriages >= 1 and moves >= 12, (panels, marriages, moves)
     assert watcher.is_hidden("#rematch-form") and watcher.locator(".hand button").count() == 0
+    # the status said whose turn it was all along: the spectator's page still says it only watches
+    assert watcher.inner_text("#watching") == "You are watching this game." and host.is_hidden("#watching")
     assert worst * 1000 < SHOWN_WITHIN_MS
     # the typical move reaches all three pages within the second (a busy machine's stall may slow a few)
     assert statistics.median(took) < 1.0, sorted(took)[-5:]

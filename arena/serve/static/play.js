@@ -140,6 +140,7 @@
     var view = player ? me : 0, other = 1 - view, legal = s.legal || [], over = !!s.result;
     var hint = document.querySelector(".hint");
     if (hint) hint.hidden = !player;
+    $("watching").hidden = player;  /* the status says whose turn it is: a spectator is told once more it watches */
 
     /* who sits where, who leads, who is to play */
     $("name-me").textContent = nameOf(view) + (player ? " (" + T.you + ")" : "");
@@ -209,7 +210,7 @@
     else if (s.phase === "waiting") status = player ? T.waiting_friend : T.watching;
     else if (legal.length) status = T.your_turn;
     else if (s.to_move !== null && s.to_move !== undefined && s.deal) status = mine(s.to_move) ? T.your_turn : fmt(T.their_turn, { name: nameOf(s.to_move) });
-    else status = player ? T.starting : T.watching;
+    else status = T.starting;  /* (a spectator is told it watches by #watching) */
     $("status").textContent = status;
     var lead = $("your-move");
     if (lead) lead.textContent = legal.length ? (s.table && s.table.length ? fmt(T.your_answer, { name: nameOf(other) }) : T.your_lead) : "";
