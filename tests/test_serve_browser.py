@@ -286,6 +286,7 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     del pages.errors[before:]
     page.goto(server.url + "rules/santase")
     assert page.inner_text("h1") == "Правила на Сантасе" and "А, 10, К, Д, В, 9" in page.inner_text("main")
+    assert page.inner_text("p.small") == "Правила на Шейсет и шест · Правила на Шнапсен"  # the others, apart
     page.goto(server.url)
     page.select_option("#opponent", "random")
     page.click("#quick-play")
