@@ -228,6 +228,7 @@ def test_santase_marriage_before_the_first_trick_waits_for_it() -> None:
     # one trick." Seed 002: "Leave the queen down and take back the king" - the queen is led.
     deal = deal_from(SANTASE, "Qc Kc 9d Jd Ah Th", "Ac Tc Ad Td 9h Jh", turned="As")
     assert "marriage Qc" in legal(deal, N)
+    assert deal.marriage_worth(N, Card.parse("Qc").suit) == 20  # pending, but worth it
     assert "marriage Kc" not in legal(deal, N)
     move(deal, "0 marriage Qc")
     assert deal.view(N).points == (0, 0)  # no trick yet: nothing counts ...
@@ -249,6 +250,7 @@ def test_sixty_six_marriage_before_the_first_trick_scores_nothing(rules: RuleSet
         "Qc Kc Jd Ah Th", "Ac Tc Ad Td Jh")
     deal = deal_from(rules, n, d, turned="As")
     assert {"marriage Qc", "marriage Kc"} <= set(legal(deal, N))
+    assert deal.marriage_worth(N, Card.parse("Qc").suit) == 0  # what its button says
     move(deal, "0 marriage Qc")
     assert deal.view(N).pending_marriage == 0
     move(deal, "1 play Ac")  # D wins 14 (in Schnapsen D must head the queen: Ac does)

@@ -207,7 +207,7 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
     page.select_option("#variant", "sixty-six")  # 66 is declared: the declaration ends a deal
     page.tap("#quick-play")
     page.wait_for_url("**/room/*")
-    taps = declared = 0
+    taps = declared = void = 0
     while True:
         page.wait_for_selector("button[data-action], #result-box:not([hidden])")
         if page.is_visible("#result-box"):
@@ -226,6 +226,11 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
         assert page.inner_text("#status") == "Your turn"
         # a touch screen has no number keys: the buttons do not show them (a desktop's do, test above)
         assert page.evaluate(KEY_SHOWN) == "none"
+        tricks = int(page.inner_text("#stat-me strong >> nth=1"))
+        for label in page.eval_on_selector_all("button.marry", "bs => bs.map(b => b.textContent)"):
+            void += not tricks  # what it would score now: in Sixty-Six nothing before the first trick
+            want = r"Marriage K. Q. \(no points: no trick yet\)" if not tricks else r"Marriage K. Q. \+(20|40)"
+            assert re.fullmatch(want, label), (tricks, label)
         version = _version(page)
         declare = page.locator('button[data-action="declare"]')
         points = int(page.inner_text("#stat-me strong >> nth=0").split()[0])  # counted, not pending
@@ -236,7 +241,8 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
             "v => +document.getElementById('game').dataset.version > v", arg=version)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the table is {width} px wide on a 390 px phone"
-    assert taps >= 6 and page.locator("#deals li").count() >= 1 and declared >= 1, (taps, declared)
+    # (the seeded game offers a declaration and a marriage before the first trick)
+    assert taps >= 6 and page.locator("#deals li").count() >= 1 and declared >= 1 and void >= 1, (taps, declared, void)
     assert re.search(r"won the match (\d+)–(\d+)", page.inner_text("#result"))
     page.wait_for_selector("#replay:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -316,9 +316,16 @@ class Deal:
         self.known[seat] |= 1 << old
         self.events.append(_new(Event, ("exchange", seat, old, 0)))
 
+    def marriage_worth(self, seat: int, suit: int) -> int:
+        """What a marriage in ``suit`` declared by ``seat`` now would score (counted now or pending): its
+        value, or 0 when it is declared before the seat's first trick and marriage_without_trick is void."""
+        if self.tricks[seat] or self.rules.marriage_without_trick == "pending":
+            return self.rules.marriage_value(suit, self.trump)
+        return 0
+
     def _marriage(self, seat: int, card: Card) -> None:
         suit = card.suit
-        pts = self.rules.marriage_value(suit, self.trump)
+        pts = self.marriage_worth(seat, suit)
         self.marriages.append((seat, suit))
         partner = Card.of(KING if card.rank == QUEEN else QUEEN, suit)
         self.known[seat] |= 1 << partner
@@ -327,10 +334,8 @@ class Deal:
         # the first won trick or is void.
         if self.tricks[seat] and self.rules.marriage_credit == "immediate":
             self.marriage_points[seat] += pts
-        elif self.tricks[seat] or self.rules.marriage_without_trick == "pending":
+        else:  # waits for the seat's next won trick (nothing, when void)
             self.pending_marriage[seat] += pts
-        else:
-            pts = 0
         self.events.append(_new(Event, ("marriage", seat, card, pts)))
         if self._reached_66(seat) and self._automatic:
             self._finish_win(seat, DealEndReason.REACHED_66)

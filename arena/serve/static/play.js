@@ -102,7 +102,10 @@
   }
   function actionLabel(token) {
     var kind = token.split(":")[0], c = token.split(":")[1];
-    if (kind === "marry") return fmt(T.marry, { cards: pair(c), points: (state.values || {})[token] });
+    if (kind === "marry") {  /* what it would score now: a void one (no trick yet, in Sixty-Six) says so */
+      var points = (state.values || {})[token];
+      return fmt(points === 0 ? T.marry_void : T.marry, { cards: pair(c), points: points });
+    }
     return T[kind] || token;
   }
 
