@@ -107,7 +107,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
     watcher.goto(server.url + f"room/{code}")  # both seats taken: a spectator
     players = [host, guest]
     everyone = [host, guest, watcher]
-    moves, worst, marriages, panels = 0, 0.0, 0, 0
+    moves, worst, marriages, panels, beside = 0, 0.0, 0, 0, 0
     took: list[float] = []  # seconds from each move to its showing on all three pages
     while True:
         # the host's page says whose turn it is: its own buttons, or the guest's seat marked to play
@@ -125,6 +125,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         for p in players:  # a deal-end panel is closed by its Continue button (or closes itself)
             if p.is_visible("#deal-panel"):
                 p.keyboard.press("Escape")  # (a click would wait for a panel that may have closed by itself)
+        leading = mover.locator("#table .played:not(.taken)").count() != 1  # (two: the trick just taken)
         tokens = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.action)")
         keys = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.key)")
         assert keys == [str(i + 1) for i in range(min(9, len(tokens)))] + [None] * (len(tokens) - 9), keys
@@ -145,6 +146,12 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         for p in everyone:  # at once on both players' pages and the spectator's
             p.wait_for_function(SHOWN, arg=[card or None, kind], timeout=SHOWN_WITHIN_MS)
         took.append(time.monotonic() - start)
+        for p in (other, watcher):
+            last = p.eval_on_selector_all("#last-trick .card", "cs => cs.map(c => c.dataset.card)")
+            if card and leading and last:  # the trick its leader just took stays beside the lead, dimmed
+                taken = p.eval_on_selector_all("#table .played.taken .card", "cs => cs.map(c => c.dataset.card)")
+                assert taken == last, (taken, last, card)
+                beside += 1
         worst = max(worst, took[-1])
         if kind == "marry":  # announced on the other player's table, with its points
             marriages += 1
@@ -177,7 +184,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         p.wait_for_selector("#result-box:not([hidden])")
         assert re.search(r"won the match \d+–\d+", p.inner_text("#result"))
         assert p.locator("#deals li").count() >= 1
-    assert panels >= 1 and marriages >= 1 and moves >= 12, (panels, marriages, moves)
+    assert panels >= 1 and marriages >= 1 and moves >= 12 and beside >= 2, (panels, marriages, moves, beside)
     assert watcher.is_hidden("#rematch-form") and watcher.locator(".hand button").count() == 0
     # the status said whose turn it was all along: the spectator's page still says it only watches
     assert watcher.inner_text("#watching") == "You are watching this game." and host.is_hidden("#watching")

@@ -13,7 +13,7 @@
   var TRICK_HOLD_MS = 1500;  /* a finished trick stays on the table this long (unless the next card comes) */
   var PANEL_MS = 6000;  /* the deal-end panel closes by itself after this (or at Continue) */
   var state = null, ws = null, clockEnd = null, tries = 0, keyed = [];
-  var seenDeals = null, panelTimer = null, trickKey = null, held = null, holdTimer = null;
+  var seenDeals = null, panelTimer = null, trickKey = null, held = null, heldExpired = false, holdTimer = null;
   var shownEvents = { deal: -1, n: -1 };
   var $ = function (id) { return document.getElementById(id); };
 
@@ -117,8 +117,12 @@
     if (first) box.title = T.led;
     return box;
   }
-  function trickNodes(t, won) {
-    return t.map(function (p, i) { return played(p, won !== undefined && p[0] === won ? "win" : "", i === 0); });
+  function trickNodes(t, won, cls) {
+    return t.map(function (p, i) {
+      var box = played(p, won !== undefined && p[0] === won ? "win" : "", i === 0);
+      if (cls) box.classList.add(cls);
+      return box;
+    });
   }
   function seatHand(seat, s) {  /* a hand the page may not see: its size as backs, its known cards face up */
     var known = seat === s.seat ? [] : (s.known || []);
@@ -167,8 +171,9 @@
     var key = s.deal + ":" + (s.tricks ? s.tricks[0] + s.tricks[1] : 0);
     if (trickKey !== null && key !== trickKey && s.last_trick && s.tricks[0] + s.tricks[1] > 0) {
       held = s.last_trick;  /* the trick just taken stays in view a moment, its winner's card marked */
+      heldExpired = false;
       clearTimeout(holdTimer);
-      holdTimer = setTimeout(function () { held = null; if (state) render(); }, TRICK_HOLD_MS);
+      holdTimer = setTimeout(function () { heldExpired = true; if (state) render(); }, TRICK_HOLD_MS);
     }
     if (trickKey !== null && trickKey.split(":")[0] !== String(s.deal)) {
       held = null;  /* a new deal starts on a bare table: the last deal's trick is in the deal-end panel */
@@ -176,7 +181,20 @@
     }
     trickKey = key;
     game.setAttribute("data-deal", String(s.deal || 0));
-    var onTable = s.table && s.table.length ? trickNodes(s.table) : held ? trickNodes(held.cards, held.winner) : [];
+    var onTable = [];
+    if (s.table && s.table.length) {
+      onTable = trickNodes(s.table);
+      /* the winner of the trick leads again: the trick it took stays beside its lead, dimmed, until the answer,
+         so the card that won it is seen, not only the new one (a bot leads at once, before the trick's moment
+         on the table is over); beside one's own lead only while that moment lasts */
+      var lead = s.table[0][0];
+      if (held && s.table.length === 1 && lead === held.winner && (!mine(lead) || !heldExpired || held.beside)) {
+        held.beside = true;
+        onTable = trickNodes(held.cards, held.winner, "taken").concat(onTable);
+      }
+    } else if (held && !heldExpired) {
+      onTable = trickNodes(held.cards, held.winner);
+    }
     fill($("table"), onTable);
     var last = s.last_trick;
     fill($("last-trick"), last ? trickNodes(last.cards, last.winner).concat([el("span", "small",
