@@ -41,6 +41,20 @@ SHOWN = """([card, kind]) => {
 KEY_SHOWN = "getComputedStyle(document.querySelector('button[data-key]'), '::before').display"
 
 
+# What the mover's page offers: its moves' tokens and key numbers, the cards led on the table, the deal
+MOVER = """() => {
+  const bs = [...document.querySelectorAll('button[data-action]')];
+  return {tokens: bs.map(b => b.dataset.action), keys: bs.map(b => b.dataset.key || null),
+          lead: document.querySelectorAll('#table .played:not(.taken)').length,
+          deal: +document.getElementById('game').dataset.deal};
+}"""
+# The last trick taken, and the taken trick shown beside a lead
+TAKEN = """() => {
+  const cards = sel => [...document.querySelectorAll(sel)].map(c => c.dataset.card);
+  return {last: cards('#last-trick .card'), taken: cards('#table .played.taken .card')};
+}"""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = start_server(tmp_path_factory.mktemp("serve-browser"), "--set", "match_target=3")
@@ -125,9 +139,9 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         for p in players:  # a deal-end panel is closed by its Continue button (or closes itself)
             if p.is_visible("#deal-panel"):
                 p.keyboard.press("Escape")  # (a click would wait for a panel that may have closed by itself)
-        leading = mover.locator("#table .played:not(.taken)").count() != 1  # (two: the trick just taken)
-        tokens = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.action)")
-        keys = mover.eval_on_selector_all("button[data-action]", "bs => bs.map(b => b.dataset.key)")
+        seen = mover.evaluate(MOVER)  # (one look, as the page is busy)
+        tokens, keys, deal = seen["tokens"], seen["keys"], seen["deal"]  # (the deal before the move: news comes fast)
+        leading = seen["lead"] != 1  # (two: the trick just taken)
         assert keys == [str(i + 1) for i in range(min(9, len(tokens)))] + [None] * (len(tokens) - 9), keys
         token = next((t for t in tokens if t.startswith("marry:")), tokens[0])
         kind, _, card = token.partition(":")
@@ -136,7 +150,6 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
             assert re.fullmatch(r"Marriage [KQ]. [KQ]. \+(20|40)", button.inner_text()), button.inner_text()
         if mover is host and not moves:  # a desktop shows each move's key
             assert mover.evaluate(KEY_SHOWN) != "none"
-        deal = int(mover.get_attribute("#game", "data-deal") or 0)  # (before the move: its news may come fast)
         if mover is host and moves % 2:
             index = tokens.index(token) + 1
             mover.keyboard.press(str(index)) if index <= 9 else mover.click(f'button[data-action="{token}"]')
@@ -146,11 +159,10 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         for p in everyone:  # at once on both players' pages and the spectator's
             p.wait_for_function(SHOWN, arg=[card or None, kind], timeout=SHOWN_WITHIN_MS)
         took.append(time.monotonic() - start)
-        for p in (other, watcher):
-            last = p.eval_on_selector_all("#last-trick .card", "cs => cs.map(c => c.dataset.card)")
-            if card and leading and last:  # the trick its leader just took stays beside the lead, dimmed
-                taken = p.eval_on_selector_all("#table .played.taken .card", "cs => cs.map(c => c.dataset.card)")
-                assert taken == last, (taken, last, card)
+        for p in (other, watcher) if card and leading else ():
+            trick = p.evaluate(TAKEN)
+            if trick["last"]:  # the trick its leader just took stays beside the lead, dimmed
+                assert trick["taken"] == trick["last"], (trick, card)
                 beside += 1
         worst = max(worst, took[-1])
         if kind == "marry":  # announced on the other player's table, with its points
