@@ -121,7 +121,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
     watcher.goto(server.url + f"room/{code}")  # both seats taken: a spectator
     players = [host, guest]
     everyone = [host, guest, watcher]
-    moves, worst, marriages, panels, beside = 0, 0.0, 0, 0, 0
+    moves, worst, marriages, panels, beside, exchanges, closes = 0, 0.0, 0, 0, 0, 0, 0
     took: list[float] = []  # seconds from each move to its showing on all three pages
     while True:
         # the host's page says whose turn it is: its own buttons, or the guest's seat marked to play
@@ -143,7 +143,9 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         tokens, keys, deal = seen["tokens"], seen["keys"], seen["deal"]  # (the deal before the move: news comes fast)
         leading = seen["lead"] != 1  # (two: the trick just taken)
         assert keys == [str(i + 1) for i in range(min(9, len(tokens)))] + [None] * (len(tokens) - 9), keys
-        token = next((t for t in tokens if t.startswith("marry:")), tokens[0])
+        # a marriage, an exchange and (once, late in a deal) a close when offered: each is announced across the table
+        token = next((t for t in tokens if t.startswith("marry:") or t == "exchange"
+                      or t == "close" and not closes and moves > 20), tokens[0])
         kind, _, card = token.partition(":")
         if kind == "marry":
             button = mover.locator(f'button[data-action="{token}"]')
@@ -170,6 +172,12 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
             text = other.inner_text("#announce")
             assert re.match(r"(host|guest) (declared|showed) a marriage: K. Q. ", text), text
             assert other.get_attribute("#announce", "data-kind") == "marriage"
+        elif kind in ("exchange", "close"):  # and the opponent's exchange and close too, by name
+            closes += kind == "close"
+            exchanges += kind == "exchange"
+            text = other.inner_text("#announce")
+            want = r"(host|guest) (exchanged the trump card and took (10|[AKQJ9]).|closed the talon)"
+            assert re.fullmatch(want, text), text
         moves += 1
         for p in players:
             if p.is_visible("#deal-panel"):
@@ -196,7 +204,8 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         p.wait_for_selector("#result-box:not([hidden])")
         assert re.search(r"won the match \d+–\d+", p.inner_text("#result"))
         assert p.locator("#deals li").count() >= 1
-    assert panels >= 1 and marriages >= 1 and moves >= 12 and beside >= 2, (panels, marriages, moves, beside)
+    assert panels and marriages and exchanges and closes and beside and moves >= 12, \
+        (panels, marriages, exchanges, closes, beside, moves)
     assert watcher.is_hidden("#rematch-form") and watcher.locator(".hand button").count() == 0
     # the status said whose turn it was all along: the spectator's page still says it only watches
     assert watcher.inner_text("#watching") == "You are watching this game." and host.is_hidden("#watching")
@@ -254,6 +263,12 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
         declare = page.locator('button[data-action="declare"]')
         points = int(page.inner_text("#stat-me strong >> nth=0").split()[0])  # counted, not pending
         right = declare.count() > 0 and points >= 66  # 66 is declared when it is true (else it loses the deal)
+        if taps == 3:  # the last trick on demand: its two cards, and who took it
+            page.tap("#show-last")
+            assert page.locator("#last-trick .card").count() == 2, page.inner_text("#last-trick")
+            assert re.search(r"(You|random) took it \(\+\d+\)", page.inner_text("#last-trick"))
+            page.tap("#show-last")
+            assert page.is_hidden("#last-trick")
         (declare if right else page.locator(".hand button[data-action], #actions button[data-action]").first).tap()
         taps += 1
         page.wait_for_function(  # the move was taken: a newer state
