@@ -228,6 +228,7 @@ def test_santase_marriage_before_the_first_trick_waits_for_it() -> None:
     # one trick." Seed 002: "Leave the queen down and take back the king" - the queen is led.
     deal = deal_from(SANTASE, "Qc Kc 9d Jd Ah Th", "Ac Tc Ad Td 9h Jh", turned="As")
     assert "marriage Qc" in legal(deal, N)
+    assert deal.marriage_worth(N, Card.parse("Qc").suit) == 20  # pending, but worth it
     assert "marriage Kc" not in legal(deal, N)
     move(deal, "0 marriage Qc")
     assert deal.view(N).points == (0, 0)  # no trick yet: nothing counts ...
@@ -249,6 +250,7 @@ def test_sixty_six_marriage_before_the_first_trick_scores_nothing(rules: RuleSet
         "Qc Kc Jd Ah Th", "Ac Tc Ad Td Jh")
     deal = deal_from(rules, n, d, turned="As")
     assert {"marriage Qc", "marriage Kc"} <= set(legal(deal, N))
+    assert deal.marriage_worth(N, Card.parse("Qc").suit) == 0  # what its button says
     move(deal, "0 marriage Qc")
     assert deal.view(N).pending_marriage == 0
     move(deal, "1 play Ac")  # D wins 14 (in Schnapsen D must head the queen: Ac does)
@@ -361,7 +363,7 @@ def test_a_close_that_fails_after_the_closer_took_a_trick(rules: RuleSet) -> Non
     finish(deal)
     # Seed 000: "Failing to reach 66 after closing gives the opponent 2 points (3 if you took no tricks)."
     # Seed 003: "A player who closes the stock and fails to reach 66 concedes 2 game points".
-    assert result(deal) == (D, 2, "failed close")
+    assert result(deal) == (D, 2, "failed close") and deal.game_points_why == ""
     # Seed 000: "there is no +10 for the last trick" after a close.
     assert sum(points(deal)) == 57
 
@@ -380,6 +382,7 @@ def test_a_close_that_fails_with_no_trick_for_the_closer(rules: RuleSet, game_po
     # 2 game points regardless of the actual card-point totals."
     assert result(deal) == (D, game_points, "failed close")
     assert deal.result is not None and deal.result.tricks[N] == 0
+    assert deal.game_points_why == "closer-no-tricks"
 
 
 def test_seed_002_close_penalty_is_an_override() -> None:
@@ -669,6 +672,7 @@ def test_game_points_by_the_losers_points(rules: RuleSet, d_third: str, schneide
     winner, gp, _ = result(deal)
     assert (winner, gp) == (N, game_points)
     assert deal.result is not None and deal.result.points == (69, 33 if d_third == "Ad" else 32)
+    assert deal.game_points_why == ("schneider" if game_points == 2 else "")  # what the table tells a person
 
 
 @pytest.mark.parametrize("rules", SIX_CARD_PRESETS, ids=rid)
@@ -685,6 +689,7 @@ def test_a_loser_with_a_trick_of_no_points(rules: RuleSet, schwarz: str, game_po
     assert points(deal) == (66, 0)
     declare_if_manual(deal, N)
     assert result(deal)[:2] == (N, game_points)
+    assert deal.game_points_why == ("schneider" if game_points == 2 else "no-points")
 
 
 @pytest.mark.parametrize("n_low, d_points, game_points", [("Tc Td", 42, 1), ("Jc Jd", 26, 2)])

@@ -592,6 +592,15 @@ async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None
     ("en", "deal_won", False, 2, {"name": "guest", "gp": 2}, "guest won 2 game points"),
     ("en", "ev_play", True, None, {"card": "10♣"}, "You played 10♣"),
     ("en", "talon_cards", False, 1, {}, "1 card in the talon"),
+    # why a deal's game points: what the loser lacked, the closer who failed
+    ("bg", "gp_schneider", True, 33, {}, "вие имате под 33 точки"),
+    ("bg", "gp_schneider", False, 33, {"name": "гост"}, "гост има под 33 точки"),
+    ("bg", "gp_no-tricks", False, None, {"name": "random"}, "random не взе нито една взятка"),
+    ("bg", "gp_no-tricks", True, None, {}, "вие не взехте нито една взятка"),
+    ("bg", "why_failed_close", True, None, {}, "вие затворихте талона и не стигнахте първи до 66"),
+    ("bg", "why_failed_close", False, None, {"name": "домакин"}, "домакин затвори талона и не стигна пръв до 66"),
+    ("en", "gp_schneider", False, 33, {"name": "guest"}, "guest has fewer than 33 points"),
+    ("en", "gp_no-tricks", True, None, {}, "you took no trick"),
 ])
 def test_phrases_take_the_form_their_subject_and_number_need(lang: str, key: str, you: bool, n: int | None,
                                                             values: dict[str, Any], expected: str) -> None:

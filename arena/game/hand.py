@@ -127,6 +127,11 @@ class Deal:
         self.first_66: int | None = None
         self.last_trick_winner: int | None = None
         self.result: DealResult | None = None
+        # why the winner got more than 1 game point, for people reading the result: "no-tricks" or
+        # "no-points" (3, rule schwarz), "schneider" (2, the loser under schneider_below), "closer-no-tricks"
+        # (a failed close whose closer took no trick); "" when the count is the reason's own (1, a failed
+        # close, a wrong declaration, no 66)
+        self.game_points_why = ""
         self.actions: list[tuple[int, Action]] = []
         self.events: list[Event] = []  # public events, for the referee; it may clear it
 
@@ -311,9 +316,16 @@ class Deal:
         self.known[seat] |= 1 << old
         self.events.append(_new(Event, ("exchange", seat, old, 0)))
 
+    def marriage_worth(self, seat: int, suit: int) -> int:
+        """What a marriage in ``suit`` declared by ``seat`` now would score (counted now or pending): its
+        value, or 0 when it is declared before the seat's first trick and marriage_without_trick is void."""
+        if self.tricks[seat] or self.rules.marriage_without_trick == "pending":
+            return self.rules.marriage_value(suit, self.trump)
+        return 0
+
     def _marriage(self, seat: int, card: Card) -> None:
         suit = card.suit
-        pts = self.rules.marriage_value(suit, self.trump)
+        pts = self.marriage_worth(seat, suit)
         self.marriages.append((seat, suit))
         partner = Card.of(KING if card.rank == QUEEN else QUEEN, suit)
         self.known[seat] |= 1 << partner
@@ -322,10 +334,8 @@ class Deal:
         # the first won trick or is void.
         if self.tricks[seat] and self.rules.marriage_credit == "immediate":
             self.marriage_points[seat] += pts
-        elif self.tricks[seat] or self.rules.marriage_without_trick == "pending":
+        else:  # waits for the seat's next won trick (nothing, when void)
             self.pending_marriage[seat] += pts
-        else:
-            pts = 0
         self.events.append(_new(Event, ("marriage", seat, card, pts)))
         if self._reached_66(seat) and self._automatic:
             self._finish_win(seat, DealEndReason.REACHED_66)
@@ -417,7 +427,10 @@ class Deal:
         closer = self.closed_by
         rules = self.rules
         if closer is not None and winner != closer:
-            gp = rules.failed_close_points_no_tricks if self.tricks[closer] == 0 else rules.failed_close_points
+            if self.tricks[closer] == 0:
+                gp, self.game_points_why = rules.failed_close_points_no_tricks, "closer-no-tricks"
+            else:
+                gp = rules.failed_close_points
             self._finish(winner, gp, DealEndReason.FAILED_CLOSE)
             return
         loser = 1 - winner
@@ -426,9 +439,9 @@ class Deal:
         else:
             loser_points, loser_tricks = self.total(loser), self.tricks[loser]
         if (loser_tricks if rules.schwarz == "no-tricks" else loser_points) == 0:
-            gp = 3
+            gp, self.game_points_why = 3, rules.schwarz
         elif loser_points < rules.schneider_below:
-            gp = 2
+            gp, self.game_points_why = 2, "schneider"
         else:
             gp = 1
         if closer is not None:

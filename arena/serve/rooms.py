@@ -130,8 +130,9 @@ class Room:
         if web is not None:
             out.update(web.turn())
             deal = self.match.deals[-1] if self.match is not None and self.match.deals else None
-            if deal is not None:  # what each marriage on offer is worth: the rules' figure, for its button
-                out["values"] = {t: self.rules.marriage_value(Card.parse(t[6:]).suit, deal.trump)
+            if deal is not None and seat is not None:  # what each marriage on offer would score now, for its
+                # button: the engine's figure (0 before a first trick where such a marriage is void)
+                out["values"] = {t: deal.marriage_worth(seat, Card.parse(t[6:]).suit)
                                  for t in out["legal"] if t.startswith("marry:")}
         shown = web or self.viewer()
         out.update(result=shown.result if shown is not None else None, replay=self.replay, rematch=self.rematch,

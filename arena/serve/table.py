@@ -94,8 +94,9 @@ def _last_trick(deal: Deal) -> dict[str, Any] | None:
 
 
 def _summaries(match: Match) -> list[dict[str, Any]]:
-    """Each finished deal: its winner, game points and reason (the engine's DealResult), the last trick, and
-    the match score after it."""
+    """Each finished deal: its winner, game points and reason (the engine's DealResult), why the game points
+    are more than 1 (the engine's `Deal.game_points_why`), who closed, the event that ended it when that was a
+    declaration or a marriage, the last trick, and the match score after it."""
     out = []
     score = [0, 0]
     for i, deal in enumerate(match.deals):
@@ -103,7 +104,14 @@ def _summaries(match: Match) -> list[dict[str, Any]]:
         if r is None:
             continue
         score[r.winner] += r.game_points
+        ending = deal.events[-2] if len(deal.events) > 1 and deal.events[-1].kind == "deal-end" else None
+        ended_by = None  # a declaration, or a marriage that reached 66: a page that missed it announces it
+        if ending is not None and ending.kind in ("declare", "marriage"):  # (both public, the marriage's card too)
+            ended_by = {"kind": ending.kind, "seat": ending.seat, "points": ending.points,
+                        "card": None if ending.card is None else str(ending.card)}
         out.append({"deal": i + 1, "winner": r.winner, "game_points": r.game_points,
                     "reason": str(r.reason).replace(" ", "-"), "points": list(r.points), "tricks": list(r.tricks),
-                    "last_trick": _last_trick(deal), "closed_by": deal.closed_by, "score": list(score)})
+                    "last_trick": _last_trick(deal), "closed_by": deal.closed_by, "score": list(score),
+                    "why_points": deal.game_points_why, "schneider_below": deal.rules.schneider_below,
+                    "ended_by": ended_by})
     return out

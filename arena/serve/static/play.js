@@ -13,7 +13,7 @@
   var TRICK_HOLD_MS = 1500;  /* a finished trick stays on the table this long (unless the next card comes) */
   var PANEL_MS = 6000;  /* the deal-end panel closes by itself after this (or at Continue) */
   var state = null, ws = null, clockEnd = null, tries = 0, keyed = [];
-  var seenDeals = null, panelTimer = null, trickKey = null, held = null, holdTimer = null;
+  var seenDeals = null, panelTimer = null, trickKey = null, held = null, heldExpired = false, holdTimer = null;
   var shownEvents = { deal: -1, n: -1 };
   var $ = function (id) { return document.getElementById(id); };
 
@@ -102,7 +102,10 @@
   }
   function actionLabel(token) {
     var kind = token.split(":")[0], c = token.split(":")[1];
-    if (kind === "marry") return fmt(T.marry, { cards: pair(c), points: (state.values || {})[token] });
+    if (kind === "marry") {  /* what it would score now: a void one (no trick yet, in Sixty-Six) says so */
+      var points = (state.values || {})[token];
+      return fmt(points === 0 ? T.marry_void : T.marry, { cards: pair(c), points: points });
+    }
     return T[kind] || token;
   }
 
@@ -114,8 +117,12 @@
     if (first) box.title = T.led;
     return box;
   }
-  function trickNodes(t, won) {
-    return t.map(function (p, i) { return played(p, won !== undefined && p[0] === won ? "win" : "", i === 0); });
+  function trickNodes(t, won, cls) {
+    return t.map(function (p, i) {
+      var box = played(p, won !== undefined && p[0] === won ? "win" : "", i === 0);
+      if (cls) box.classList.add(cls);
+      return box;
+    });
   }
   function seatHand(seat, s) {  /* a hand the page may not see: its size as backs, its known cards face up */
     var known = seat === s.seat ? [] : (s.known || []);
@@ -140,6 +147,7 @@
     var view = player ? me : 0, other = 1 - view, legal = s.legal || [], over = !!s.result;
     var hint = document.querySelector(".hint");
     if (hint) hint.hidden = !player;
+    $("watching").hidden = player;  /* the status says whose turn it is: a spectator is told once more it watches */
 
     /* who sits where, who leads, who is to play */
     $("name-me").textContent = nameOf(view) + (player ? " (" + T.you + ")" : "");
@@ -163,11 +171,30 @@
     var key = s.deal + ":" + (s.tricks ? s.tricks[0] + s.tricks[1] : 0);
     if (trickKey !== null && key !== trickKey && s.last_trick && s.tricks[0] + s.tricks[1] > 0) {
       held = s.last_trick;  /* the trick just taken stays in view a moment, its winner's card marked */
+      heldExpired = false;
       clearTimeout(holdTimer);
-      holdTimer = setTimeout(function () { held = null; if (state) render(); }, TRICK_HOLD_MS);
+      holdTimer = setTimeout(function () { heldExpired = true; if (state) render(); }, TRICK_HOLD_MS);
+    }
+    if (trickKey !== null && trickKey.split(":")[0] !== String(s.deal)) {
+      held = null;  /* a new deal starts on a bare table: the last deal's trick is in the deal-end panel */
+      clearTimeout(holdTimer);
     }
     trickKey = key;
-    var onTable = s.table && s.table.length ? trickNodes(s.table) : held ? trickNodes(held.cards, held.winner) : [];
+    game.setAttribute("data-deal", String(s.deal || 0));
+    var onTable = [];
+    if (s.table && s.table.length) {
+      onTable = trickNodes(s.table);
+      /* the winner of the trick leads again: the trick it took stays beside its lead, dimmed, until the answer,
+         so the card that won it is seen, not only the new one (a bot leads at once, before the trick's moment
+         on the table is over); beside one's own lead only while that moment lasts */
+      var lead = s.table[0][0];
+      if (held && s.table.length === 1 && lead === held.winner && (!mine(lead) || !heldExpired || held.beside)) {
+        held.beside = true;
+        onTable = trickNodes(held.cards, held.winner, "taken").concat(onTable);
+      }
+    } else if (held && !heldExpired) {
+      onTable = trickNodes(held.cards, held.winner);
+    }
     fill($("table"), onTable);
     var last = s.last_trick;
     fill($("last-trick"), last ? trickNodes(last.cards, last.winner).concat([el("span", "small",
@@ -177,25 +204,22 @@
       nameOf(other) + (s.target ? " (" + fmt(T.target, { n: s.target }) + ")" : "") + (s.deal ? " · " + fmt(T.deal, { n: s.deal }) : "");
 
     /* my hand and my moves */
-    var byToken = {};
     var hand = player ? (s.hand || []).map(function (c) {
       var token = "play:" + c;
       if (legal.indexOf(token) >= 0) {
         var b = actionButton(token, card(c), "cardbutton");
         b.setAttribute("aria-label", fmt(T.play, { card: text(c) }));
-        byToken[token] = b;
         return b;
       }
       return card(c, legal.length ? "unplayable" : "");
     }) : seatHand(view, s);
     fill($("hand"), hand);
     var extra = legal.filter(function (t) { return t.indexOf("play:") !== 0; }).map(function (t) {
-      var b = actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "");
-      byToken[t] = b;
-      return b;
+      return actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "");
     });
     fill($("actions"), extra);
-    keyed = legal.map(function (t) { return byToken[t]; }).filter(Boolean);
+    /* numbered in reading order, the hand's cards first, so the numbers run 1, 2, 3 across the screen */
+    keyed = Array.prototype.slice.call($("hand").querySelectorAll("button[data-action]")).concat(extra);
     keyed.forEach(function (b, i) { if (i < 9) b.setAttribute("data-key", String(i + 1)); });
 
     clockEnd = s.clock_ms === null || s.clock_ms === undefined ? null : Date.now() + s.clock_ms;
@@ -207,7 +231,7 @@
     else if (s.phase === "waiting") status = player ? T.waiting_friend : T.watching;
     else if (legal.length) status = T.your_turn;
     else if (s.to_move !== null && s.to_move !== undefined && s.deal) status = mine(s.to_move) ? T.your_turn : fmt(T.their_turn, { name: nameOf(s.to_move) });
-    else status = player ? T.starting : T.watching;
+    else status = T.starting;  /* (a spectator is told it watches by #watching) */
     $("status").textContent = status;
     var lead = $("your-move");
     if (lead) lead.textContent = legal.length ? (s.table && s.table.length ? fmt(T.your_answer, { name: nameOf(other) }) : T.your_lead) : "";
@@ -226,28 +250,45 @@
   function announce(s) {
     var events = s.log || [], box = $("announce");
     if (s.deal !== shownEvents.deal) {
+      var before = shownEvents.deal, deals = s.deals || [], ended = deals[deals.length - 1];
       shownEvents = { deal: s.deal, n: -1 };
       box.textContent = "";
       box.removeAttribute("data-kind");
+      /* a declaration (or a marriage that reached 66) ends its deal, and the next deal's state may be the first
+         this page gets: the deal's summary keeps it, so it is announced all the same */
+      if (before > 0 && ended && ended.deal === before && ended.ended_by) showEvent(ended.ended_by);
     }
     events.forEach(function (e) {
       if (e.n <= shownEvents.n) return;
       shownEvents.n = e.n;
-      if (e.kind === "marriage" || e.kind === "exchange" || e.kind === "close" || e.kind === "declare") {
-        box.textContent = eventText(e);
-        box.setAttribute("data-kind", e.kind);
-        box.setAttribute("data-seat", String(e.seat));
-        box.classList.remove("fresh");
-        void box.offsetWidth;  /* restart the highlight */
-        box.classList.add("fresh");
-      }
+      if (e.kind === "marriage" || e.kind === "exchange" || e.kind === "close" || e.kind === "declare") showEvent(e);
     });
+  }
+  function showEvent(e) {
+    var box = $("announce");
+    box.textContent = eventText(e);
+    box.setAttribute("data-kind", e.kind);
+    box.setAttribute("data-seat", String(e.seat));
+    box.classList.remove("fresh");
+    void box.offsetWidth;  /* restart the highlight */
+    box.classList.add("fresh");
+  }
+
+  /* why a deal ended as it did: the engine's reason (a failed close names its closer), and why the game points
+     are more than 1 when they are (the engine's game_points_why: the loser took no trick, had under 33, ...) */
+  function dealWhy(d) {
+    var closer = d.closed_by;
+    var why = d.reason === "failed-close" && closer !== null && closer !== undefined
+      ? phrase("why_failed_close", mine(closer), null, { name: nameOf(closer) }) : reason(d.reason);
+    var loser = 1 - d.winner;
+    if (d.why_points) why += "; " + phrase("gp_" + d.why_points, mine(loser), null, { name: nameOf(loser), n: d.schneider_below });
+    return why;
   }
 
   function dealLine(d) {
     var view = mine(1) ? 1 : 0, other = 1 - view;
     var won = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
-    return fmt(T.deal_line, { n: d.deal, won: won, reason: reason(d.reason), a: mine(view) ? T.you_cap : nameOf(view),
+    return fmt(T.deal_line, { n: d.deal, won: won, reason: dealWhy(d), a: mine(view) ? T.you_cap : nameOf(view),
       pa: d.points[view], b: nameOf(other), pb: d.points[other] });
   }
 
@@ -268,7 +309,7 @@
   function fillDeal(d) {
     $("deal-title").textContent = fmt(T.deal_over, { n: d.deal });
     $("deal-won").textContent = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
-    $("deal-why").textContent = fmt(T.why, { reason: reason(d.reason) });
+    $("deal-why").textContent = fmt(T.why, { reason: dealWhy(d) });
     var view = mine(1) ? 1 : 0;
     [view, 1 - view].forEach(function (seat, col) {
       $("deal-name" + col).textContent = nameOf(seat) + (mine(seat) ? " (" + T.you + ")" : "");
