@@ -3,8 +3,9 @@
 Modules: variants (RuleSet: every rule the variants disagree on, as data, and the presets santase,
 sixty-six and schnapsen), cards (Card and its text form), actions (Action, with the text form the engine,
 the protocol and the database share), hand (one deal: state, legal actions, applying them, scoring),
-match (deals until a seat reaches the target), views (SeatView: exactly what one seat may know) and luck (how
-much better one seat's dealt cards are than the other's: the luck-adjusted score's control variate).
+match (deals until a seat reaches the target), views (SeatView: exactly what one seat may know) and luck
+(how much better one seat's cards are than the other's, as dealt and drawn: the luck-adjusted score's
+control variate).
 """
 
 from arena.game.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, PLAY, Action, ActionSyntaxError
