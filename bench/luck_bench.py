@@ -3,6 +3,7 @@
     .venv/bin/python bench/luck_pool.py 250      # first: play the pool (bench/out/luck/*.db), resumable
     .venv/bin/python bench/luck_bench.py fit     # fit G's weights, the game-point shares and beta
     .venv/bin/python bench/luck_bench.py measure [--reps 400]   # variances and SPRT lengths
+    .venv/bin/python bench/luck_bench.py measure --pool bench/out/luck-twin   # every pair of another pool
     .venv/bin/python bench/luck_bench.py time [--matches 20000] # the adjustment's cost against the report's
 
 The pool is split by duplicate pair: pairs with an even index fit, pairs with an odd index measure, so the
@@ -60,10 +61,10 @@ class PoolMatch:
         return seat0 if self.candidate_seat == 0 else -seat0
 
 
-def load_pool() -> list[PoolMatch]:
+def load_pool(folder: Path = OUT) -> list[PoolMatch]:
     pool: list[PoolMatch] = []
     for name in PAIRS:
-        path = OUT / f"{name}.db"
+        path = folder / f"{name}.db"
         if not path.exists():
             continue
         with Store.open_existing(path, read_only=True) as store:
@@ -162,14 +163,14 @@ def variance(xs: list[float]) -> float:
     return sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
 
 
-def measure(pool: list[PoolMatch], reps: int, seed: int) -> None:
+def measure(pool: list[PoolMatch], reps: int, seed: int, held_out_only: bool = True) -> None:
     """Per bot pair, on the held-out half: the per-match variance of the score, raw and adjusted, alone and by
     duplicate pair (a pair's mean counts as two matches); and the mean length of an SPRT resampled from it.
 
     The SPRT is H0: elo - 40 against H1: elo, where elo is the pair's raw score in the held-out matches as an
     Elo difference (so H1 is the truth of the resampled pool); the adjusted scores are shifted by a constant
     to that same mean, so the raw and the adjusted tests face the same truth and differ only in noise."""
-    test = [m for m in pool if m.pair_index % 2 == 1]
+    test = [m for m in pool if m.pair_index % 2 == 1 or not held_out_only]
     rng = random.Random(seed)
     print(f"held-out matches: {len(test)}; weights: arena.game.luck.WEIGHTS and DRAW_WEIGHTS, beta {BETA}; "
           f"{reps} SPRT runs each")
@@ -256,15 +257,16 @@ def main() -> int:
     p.add_argument("--reps", type=int, default=400)
     p.add_argument("--seed", type=int, default=28)
     p.add_argument("--matches", type=int, default=20_000)
+    p.add_argument("--pool", type=Path, help="measure every pair of the pool in this folder (the fit never saw it)")
     args = p.parse_args()
     if args.what == "time":
         time_adjustment(args.matches)
         return 0
-    pool = load_pool()
+    pool = load_pool(args.pool or OUT)
     if args.what == "fit":
         fit(pool)
     else:
-        measure(pool, args.reps, args.seed)
+        measure(pool, args.reps, args.seed, held_out_only=args.pool is None)
     return 0
 
 

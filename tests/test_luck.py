@@ -16,10 +16,11 @@ from conftest import arena
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.game import Action, Match, full_deck, preset, shuffled_deck
+from arena.game import Action, Match, dealt_deck, full_deck, preset, shuffled_deck, twin_deck
 from arena.game.cards import Card
 from arena.game.hand import Deal
 from arena.game.luck import DRAW_FEATURES, DRAW_WEIGHTS, FEATURES, WEIGHTS, deal_draw_features, deal_luck, draw_features
+from arena.game.match import first_dealer
 from arena.stats.luck import BETA, adjusted, leverage, luck_adjusted, match_luck, win_chance
 from arena.stats.sprt import MeanSprt
 
@@ -58,6 +59,32 @@ def test_a_deck_and_its_twin_have_opposite_luck_whatever_the_weights(rules_name:
     assert exchanged(rules_name, twin, dealer) == deck
     assert deal_luck(preset(rules_name), twin, dealer, weights=weights) == pytest.approx(
         -deal_luck(preset(rules_name), deck, dealer, weights=weights), abs=1e-9)
+
+
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_the_engines_twin_deck_is_the_lucks_twin(rules_name: str) -> None:
+    rules = preset(rules_name)
+    for seed in range(20):
+        deck = shuffled_deck(rules, seed, 3)
+        for dealer in (0, 1):
+            assert twin_deck(rules, deck) == exchanged(rules_name, deck, dealer)
+
+
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_seat_0_holds_the_same_cards_in_deal_n_whoever_deals(rules_name: str) -> None:
+    # The two matches of a duplicate pair share the seed and swap the seats: when their dealers part ways
+    # (their results differ), each bot still holds, deal by deal, the hand the other held in its twin.
+    rules = preset(rules_name)
+    for seed in range(20):
+        for n in (0, 1, 5):
+            a, b = (Deal(rules, dealt_deck(rules, seed, n, dealer), dealer) for dealer in (0, 1))
+            assert a.hands == b.hands and a.turned_card == b.turned_card
+            # the talon's pairs: what seat 0 would draw were it to win every trick, or to lose every one
+            assert {a.talon[0], a.talon[1]} == {b.talon[0], b.talon[1]} and a.talon[0] == b.talon[1]
+            same = [Deal(rules, shuffled_deck(rules, seed, n), dealer) for dealer in (0, 1)]
+            assert same[0].hands != same[1].hands, "dealt as shuffled, the dealer's seat decides the hands"
+    assert first_dealer(1) in (0, 1) and dealt_deck(preset("santase"), 1, 4, first_dealer(1)) == shuffled_deck(
+        preset("santase"), 1, 4)
 
 
 def test_the_luck_over_random_decks_averages_zero() -> None:
