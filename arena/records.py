@@ -22,7 +22,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from arena.game.actions import Action
 from arena.game.cards import Card, CardError
 from arena.game.hand import Deal, DealEndReason, DealResult, IllegalActionError
-from arena.game.match import Match, shuffled_deck
+from arena.game.match import Match, dealt_deck, shuffled_deck
 from arena.game.variants import RulesError, RuleSet
 from arena.referee.policy import FORFEIT_GAME_POINTS
 from arena.referee.record import FORFEIT as FORFEIT
@@ -57,7 +57,7 @@ class GameRecord:
     date: str  # when the match started, ISO 8601 UTC ("" when unknown)
     bots: tuple[str, str]  # by seat
     rules: RuleSet
-    deal_seed: int  # deal n's deck is shuffled_deck(rules, deal_seed, n - 1); the first dealer comes from it too
+    deal_seed: int  # deal n's deck is dealt_deck(rules, deal_seed, n - 1, its dealer); the first dealer too
     match_seed: int  # any other random choice of the referee (a substituted move)
     deals: tuple[DealRecord, ...]
     result: MatchResult  # its terminations' deals are indexes from 0, as everywhere in arena; the text forms
@@ -137,8 +137,9 @@ def _check(record: GameRecord) -> None:
 
 
 def _check_deck(number: int, d: DealRecord, rules: RuleSet, seed: int, dealer: int) -> None:
-    expected = shuffled_deck(rules, seed, number - 1)
-    if d.deck == tuple(expected):
+    expected = dealt_deck(rules, seed, number - 1, dealer)
+    # Records written before the twin rule (arena.game.match) dealt every deal from the deck as shuffled.
+    if d.deck == tuple(expected) or d.deck == tuple(shuffled_deck(rules, seed, number - 1)):
         if d.dealer != dealer:
             raise _Differs(number, None, f"seat {d.dealer} is recorded as the dealer, but the rules make seat "
                                          f"{dealer} deal")

@@ -3,11 +3,13 @@
     .venv/bin/python bench/luck_pool.py 250      # first: play the pool (bench/out/luck/*.db), resumable
     .venv/bin/python bench/luck_bench.py fit     # fit G's weights, the game-point shares and beta
     .venv/bin/python bench/luck_bench.py measure [--reps 400]   # variances and SPRT lengths
+    .venv/bin/python bench/luck_bench.py measure --pool bench/out/luck-twin   # every pair of another pool
     .venv/bin/python bench/luck_bench.py time [--matches 20000] # the adjustment's cost against the report's
 
 The pool is split by duplicate pair: pairs with an even index fit, pairs with an odd index measure, so the
 figures are on matches the fit never saw. ``measure`` uses the constants in arena.game.luck and
-arena.stats.luck (paste ``fit``'s output there first).
+arena.stats.luck (paste ``fit``'s output there first). ``fit`` and ``measure`` replay every deal through the
+engine for the draws' corrections.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ from luck_pool import OUT, PAIRS  # noqa: E402
 
 from arena.game import RuleSet  # noqa: E402
 from arena.game.cards import parse_cards  # noqa: E402
-from arena.game.luck import FEATURES, WEIGHTS, deal_seat_features  # noqa: E402
+from arena.game.hand import parse_seat_action  # noqa: E402
+from arena.game.luck import (  # noqa: E402
+    DRAW_FEATURES,
+    DRAW_WEIGHTS,
+    FEATURES,
+    WEIGHTS,
+    deal_draw_features,
+    deal_seat_features,
+)
 from arena.stats.luck import BETA, match_luck  # noqa: E402
 from arena.stats.sprt import MeanSprt, PairSprt, Sprt  # noqa: E402
 from arena.store import Store  # noqa: E402
@@ -39,21 +49,22 @@ class PoolMatch:
     pair_index: int  # the duplicate pair within it
     candidate_seat: int  # the seat of the pair's first bot
     score: float  # the candidate's
-    deals: list[tuple[list[float], list[float], int, int | None, int]]  # (f0, f1, leader, winner, game points)
+    # (seat 0's dealt-card features less seat 1's, then its draws' features; leader, winner, game points)
+    deals: list[tuple[list[float], int, int | None, int]]
     rules: RuleSet
 
     def luck(self, weights: tuple[float, ...], leveraged: bool = True) -> float:
-        """The candidate's luck in the match under ``weights``."""
-        lucks = [sum(w * (a - b) for w, a, b in zip(weights, f0, f1, strict=True)) for f0, f1, *_ in self.deals]
+        """The candidate's luck in the match under ``weights`` (G's, then the draws')."""
+        lucks = [sum(w * x for w, x in zip(weights, xs, strict=True)) for xs, *_ in self.deals]
         seat0 = (match_luck(lucks, [(w, gp) for *_, w, gp in self.deals], self.rules.match_target) if leveraged
                  else sum(lucks))
         return seat0 if self.candidate_seat == 0 else -seat0
 
 
-def load_pool() -> list[PoolMatch]:
+def load_pool(folder: Path = OUT) -> list[PoolMatch]:
     pool: list[PoolMatch] = []
     for name in PAIRS:
-        path = OUT / f"{name}.db"
+        path = folder / f"{name}.db"
         if not path.exists():
             continue
         with Store.open_existing(path, read_only=True) as store:
@@ -66,8 +77,11 @@ def load_pool() -> list[PoolMatch]:
                 deals = []
                 for d in store.deals(m.match_id):
                     assert d.dealer is not None
-                    f0, f1 = deal_seat_features(rules, parse_cards(d.deck), d.dealer)
-                    deals.append((f0, f1, 1 - d.dealer, d.winner, d.game_points or 0))
+                    deck = parse_cards(d.deck)
+                    f0, f1 = deal_seat_features(rules, deck, d.dealer)
+                    draws = deal_draw_features(rules, deck, d.dealer, [parse_seat_action(a) for a in d.actions])
+                    deals.append(([a - b for a, b in zip(f0, f1, strict=True)] + draws, 1 - d.dealer, d.winner,
+                                  d.game_points or 0))
                 seat = 0 if m.seat0 == first else 1
                 pool.append(PoolMatch(name, m.spec.pair_index, seat, 1.0 if m.winner_seat == seat else 0.0,
                                       deals, rules))
@@ -90,16 +104,16 @@ def solve(xtx: list[list[float]], xty: list[float]) -> list[float]:
 
 def fit(pool: list[PoolMatch]) -> None:
     train = [m for m in pool if m.pair_index % 2 == 0]
-    k = len(FEATURES)
+    k = len(FEATURES) + 2 * len(DRAW_FEATURES)
     xtx = [[0.0] * (k + 1) for _ in range(k + 1)]
     xty = [0.0] * (k + 1)
     points = [0, 0, 0]
     deals = 0
     for m in train:
-        for f0, f1, leader, winner, gp in m.deals:
+        for xs, leader, winner, gp in m.deals:
             if winner is None:
                 continue
-            x = [a - b for a, b in zip(f0, f1, strict=True)] + [1.0 if leader == 0 else -1.0]
+            x = xs + [1.0 if leader == 0 else -1.0]
             y = float(gp if winner == 0 else -gp)
             for i in range(k + 1):
                 xty[i] += x[i] * y
@@ -113,17 +127,23 @@ def fit(pool: list[PoolMatch]) -> None:
     weights = tuple(round(v, 4) for v in w[:k])
     sse = sst = 0.0
     for m in train:
-        for f0, f1, leader, winner, gp in m.deals:
+        for xs, leader, winner, gp in m.deals:
             if winner is not None:
-                x = [a - b for a, b in zip(f0, f1, strict=True)] + [1.0 if leader == 0 else -1.0]
+                x = xs + [1.0 if leader == 0 else -1.0]
                 y = float(gp if winner == 0 else -gp)
                 sse += (y - sum(a * b for a, b in zip(w, x, strict=True))) ** 2
                 sst += y * y
     print(f"# fitted on {len(train)} matches, {deals} deals; leader's edge {w[k]:+.3f} game points a deal; "
           f"R^2 of the deal's game points {1 - sse / sst:.3f}")
     print("WEIGHTS: tuple[float, ...] = (")
-    for name, v in zip(FEATURES, weights, strict=True):
+    for name, v in zip(FEATURES, weights[:len(FEATURES)], strict=True):
         print(f"    {v:+.4f},  # {name}")
+    print(")")
+    print("DRAW_WEIGHTS: tuple[float, ...] = (")
+    for role, part in (("winner", weights[len(FEATURES):len(FEATURES) + len(DRAW_FEATURES)]),
+                       ("loser", weights[len(FEATURES) + len(DRAW_FEATURES):])):
+        for name, v in zip(DRAW_FEATURES, part, strict=True):
+            print(f"    {v:+.4f},  # the trick's {role}: {name}")
     print(")")
     shares = tuple(round(p / max(deals, 1), 3) for p in points)
     print(f"GAME_POINT_SHARES = {shares}")
@@ -143,16 +163,17 @@ def variance(xs: list[float]) -> float:
     return sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
 
 
-def measure(pool: list[PoolMatch], reps: int, seed: int) -> None:
+def measure(pool: list[PoolMatch], reps: int, seed: int, held_out_only: bool = True) -> None:
     """Per bot pair, on the held-out half: the per-match variance of the score, raw and adjusted, alone and by
     duplicate pair (a pair's mean counts as two matches); and the mean length of an SPRT resampled from it.
 
     The SPRT is H0: elo - 40 against H1: elo, where elo is the pair's raw score in the held-out matches as an
     Elo difference (so H1 is the truth of the resampled pool); the adjusted scores are shifted by a constant
     to that same mean, so the raw and the adjusted tests face the same truth and differ only in noise."""
-    test = [m for m in pool if m.pair_index % 2 == 1]
+    test = [m for m in pool if m.pair_index % 2 == 1 or not held_out_only]
     rng = random.Random(seed)
-    print(f"held-out matches: {len(test)}; weights: arena.game.luck.WEIGHTS, beta {BETA}; {reps} SPRT runs each")
+    print(f"held-out matches: {len(test)}; weights: arena.game.luck.WEIGHTS and DRAW_WEIGHTS, beta {BETA}; "
+          f"{reps} SPRT runs each")
     print("| bot pair | matches | score | var raw | var adjusted | var paired | var adjusted paired | "
           "SPRT H0/H1 | unpaired | paired | adjusted unpaired | adjusted paired | unpaired/paired | "
           "paired/adjusted paired | H1 verdicts |")
@@ -165,7 +186,7 @@ def measure(pool: list[PoolMatch], reps: int, seed: int) -> None:
         for m in ms:
             units.setdefault(m.pair_index, []).append(m)
         pairs = [u for u in units.values() if len(u) == 2]
-        adjusted = {id(m): m.score - BETA * m.luck(WEIGHTS) for m in ms}
+        adjusted = {id(m): m.score - BETA * m.luck(WEIGHTS + DRAW_WEIGHTS) for m in ms}
         raw = [m.score for m in ms]
         adj = [adjusted[id(m)] for m in ms]
         praw = [(u[0].score + u[1].score) / 2 for u in pairs]
@@ -236,15 +257,16 @@ def main() -> int:
     p.add_argument("--reps", type=int, default=400)
     p.add_argument("--seed", type=int, default=28)
     p.add_argument("--matches", type=int, default=20_000)
+    p.add_argument("--pool", type=Path, help="measure every pair of the pool in this folder (the fit never saw it)")
     args = p.parse_args()
     if args.what == "time":
         time_adjustment(args.matches)
         return 0
-    pool = load_pool()
+    pool = load_pool(args.pool or OUT)
     if args.what == "fit":
         fit(pool)
     else:
-        measure(pool, args.reps, args.seed)
+        measure(pool, args.reps, args.seed, held_out_only=args.pool is None)
     return 0
 
 

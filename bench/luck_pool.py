@@ -1,14 +1,16 @@
 """Play the pool of real matches that bench/luck_bench.py resamples: duplicate pairs for four bot pairs,
 through the real referee (arena.api.play_match), each pair into its own database under bench/out/luck/.
 
-    .venv/bin/python bench/luck_pool.py [PAIRS_PER_BOT_PAIR]   # default 150 duplicate pairs each
+    .venv/bin/python bench/luck_pool.py [PAIRS_PER_BOT_PAIR] [--out DIR] [--only NAME ...]   # default 150
 
 Resumable: a database that already holds its series is continued. Concurrency 1: the machine is shared.
+``--out`` plays into another folder (bench/out/luck-twin held the pool dealt with the twin rule, whose
+decks differ from the first pool's), ``--only`` plays only the named bot pairs.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from arena.api import play_match
@@ -29,12 +31,17 @@ SEEDS = {name: 2800 + i for i, name in enumerate(PAIRS)}
 
 
 def main() -> None:
-    pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 150
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, (a, b) in PAIRS.items():
-        out = play_match(a, b, matches=2 * pairs, seed=SEEDS[name], names=(name.split("-")[0] + "A",
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("pairs", type=int, nargs="?", default=150)
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--only", nargs="+", choices=list(PAIRS), default=list(PAIRS))
+    args = p.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.only:
+        a, b = PAIRS[name]
+        out = play_match(a, b, matches=2 * args.pairs, seed=SEEDS[name], names=(name.split("-")[0] + "A",
                          name.split("-")[1] + "B"), time_control=TimeControl(move_ms=2000), duplicate=True,
-                         concurrency=1, db=OUT / f"{name}.db")
+                         concurrency=1, db=args.out / f"{name}.db")
         print(name, out.summary["wins"], flush=True)
 
 

@@ -1,5 +1,6 @@
 """The luck-adjusted score (issue 28; docs/STATISTICS.md "The luck-adjusted score"): its control variate has
-mean zero over shuffled decks, whatever the weights, and the adjusted score is unbiased: two copies of one
+mean zero over shuffled decks, whatever the weights (the dealt cards' part) and whatever the play (each draw's
+correction, over the cards that could have been drawn), and the adjusted score is unbiased: two copies of one
 bot score 1/2 within the interval, unequal bots the raw mean within the intervals. Pure-engine simulations
 with in-process policies, seeded so that a failure replays; one real `arena match` run through the CLI."""
 
@@ -8,16 +9,18 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from conftest import arena
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.game import Action, Match, full_deck, preset, shuffled_deck
+from arena.game import Action, Match, dealt_deck, full_deck, preset, shuffled_deck, twin_deck
 from arena.game.cards import Card
 from arena.game.hand import Deal
-from arena.game.luck import FEATURES, WEIGHTS, deal_luck
+from arena.game.luck import DRAW_FEATURES, DRAW_WEIGHTS, FEATURES, WEIGHTS, deal_draw_features, deal_luck, draw_features
+from arena.game.match import first_dealer
 from arena.stats.luck import BETA, adjusted, leverage, luck_adjusted, match_luck, win_chance
 from arena.stats.sprt import MeanSprt
 
@@ -54,8 +57,34 @@ def test_a_deck_and_its_twin_have_opposite_luck_whatever_the_weights(rules_name:
     twin = exchanged(rules_name, deck, dealer)
     assert sorted(twin) == sorted(full_deck(preset(rules_name)))
     assert exchanged(rules_name, twin, dealer) == deck
-    assert deal_luck(preset(rules_name), twin, dealer, weights) == pytest.approx(
-        -deal_luck(preset(rules_name), deck, dealer, weights), abs=1e-9)
+    assert deal_luck(preset(rules_name), twin, dealer, weights=weights) == pytest.approx(
+        -deal_luck(preset(rules_name), deck, dealer, weights=weights), abs=1e-9)
+
+
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_the_engines_twin_deck_is_the_lucks_twin(rules_name: str) -> None:
+    rules = preset(rules_name)
+    for seed in range(20):
+        deck = shuffled_deck(rules, seed, 3)
+        for dealer in (0, 1):
+            assert twin_deck(rules, deck) == exchanged(rules_name, deck, dealer)
+
+
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_seat_0_holds_the_same_cards_in_deal_n_whoever_deals(rules_name: str) -> None:
+    # The two matches of a duplicate pair share the seed and swap the seats: when their dealers part ways
+    # (their results differ), each bot still holds, deal by deal, the hand the other held in its twin.
+    rules = preset(rules_name)
+    for seed in range(20):
+        for n in (0, 1, 5):
+            a, b = (Deal(rules, dealt_deck(rules, seed, n, dealer), dealer) for dealer in (0, 1))
+            assert a.hands == b.hands and a.turned_card == b.turned_card
+            # the talon's pairs: what seat 0 would draw were it to win every trick, or to lose every one
+            assert {a.talon[0], a.talon[1]} == {b.talon[0], b.talon[1]} and a.talon[0] == b.talon[1]
+            same = [Deal(rules, shuffled_deck(rules, seed, n), dealer) for dealer in (0, 1)]
+            assert same[0].hands != same[1].hands, "dealt as shuffled, the dealer's seat decides the hands"
+    assert first_dealer(1) in (0, 1) and dealt_deck(preset("santase"), 1, 4, first_dealer(1)) == shuffled_deck(
+        preset("santase"), 1, 4)
 
 
 def test_the_luck_over_random_decks_averages_zero() -> None:
@@ -70,6 +99,66 @@ def test_the_luck_over_random_decks_averages_zero() -> None:
     sd = (sum((x - mean) ** 2 for x in lucks) / (len(lucks) - 1)) ** 0.5
     assert sd > 0.3, "the fitted weights tell hands apart"
     assert abs(mean) < 3 * sd / len(lucks) ** 0.5
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**63 - 1), face_down=st.integers(2, 11), trump=st.integers(0, 3))
+def test_a_draw_correction_averages_zero_over_the_cards_that_could_have_been_drawn(seed: int, face_down: int,
+                                                                                   trump: int) -> None:
+    # Given the past, the drawn card is any face-down card, each as likely (the loser's too, taken alone), so
+    # the features of a draw, each less its mean over the face-down cards, average exactly zero over them.
+    deck = full_deck(preset("santase"))
+    random.Random(seed).shuffle(deck)
+    hand = sum(1 << c for c in deck[:6])
+    talon = deck[6:6 + face_down]
+    mask = sum(1 << c for c in talon)
+    k = len(DRAW_FEATURES)
+    total = [0.0] * k
+    outcomes = set()
+    for card in talon:
+        one = [0.0] * k
+        draw_features(one, 0, hand, card, mask, trump, 1.0)
+        outcomes.add(tuple(round(x, 9) for x in one))
+        total = [a + b for a, b in zip(total, one, strict=True)]
+    assert total == pytest.approx([0.0] * k, abs=1e-9)
+    if len({(c.suit == trump, c.rank) for c in talon}) > 1:
+        assert len(outcomes) > 1, "the drawn card shows in the features"
+
+
+def test_the_draw_corrections_average_zero_for_a_fixed_policy() -> None:
+    # Thrifty's choices depend on its cards, and so on the draws, and it wins more tricks (so draws first)
+    # than random; the corrections still average zero over random decks, because each is taken against the
+    # cards that could have been drawn, given the past.
+    rules = preset("santase")
+    rng = random.Random(2803)
+    policies = [thrifty(1, 0.1), random_policy(2)]
+    lucks, with_draws = [], 0
+    for _ in range(1500):
+        deck = full_deck(rules)
+        rng.shuffle(deck)
+        deal = Deal(rules, deck, rng.randrange(2))
+        while not deal.over:
+            seat = deal.to_move
+            deal.apply(policies[seat](deal, seat, deal.legal_actions()), seat)
+        draws = deal_draw_features(rules, deck, deal.dealer, deal.actions)
+        with_draws += any(draws)
+        lucks.append(sum(w * x for w, x in zip(DRAW_WEIGHTS, draws, strict=True)))
+    mean = sum(lucks) / len(lucks)
+    sd = (sum((x - mean) ** 2 for x in lucks) / (len(lucks) - 1)) ** 0.5
+    assert with_draws > 1200 and sd > 0.3, "most deals draw, and the draws tell cards apart"
+    assert abs(mean) < 3 * sd / len(lucks) ** 0.5
+
+
+def test_a_deals_luck_counts_its_draws() -> None:
+    rules = preset("santase")
+    deal = Match(rules, 2804).new_deal()
+    while not deal.over:  # the first card it may play: no closing, so the talon is drawn to the end
+        deal.apply(next(a for a in deal.legal_actions() if a.kind == "play"))
+    dealt = deal_luck(rules, deal.deck, deal.dealer)
+    drawn = sum(w * x for w, x in zip(DRAW_WEIGHTS, deal_draw_features(rules, deal.deck, deal.dealer,
+                                                                        deal.actions), strict=True))
+    assert drawn != 0
+    assert deal_luck(rules, deal.deck, deal.dealer, deal.actions) == pytest.approx(dealt + drawn)
 
 
 def test_leverage_is_largest_when_one_deal_decides() -> None:
@@ -135,7 +224,7 @@ def play_pairs(a: Callable[[int], Policy], b: Callable[[int], Policy], pairs: in
                     seat = deal.to_move
                     deal.apply(policies[seat](deal, seat, deal.legal_actions()), seat)
                 m.finish_deal()
-            lucks = [deal_luck(rules, d.deck, d.dealer) for d in m.deals]
+            lucks = [deal_luck(rules, d.deck, d.dealer, d.actions) for d in m.deals]
             results = [(d.result.winner, d.result.game_points) for d in m.deals if d.result]
             luck0 = match_luck(lucks, results, rules.match_target)
             out.append((1.0 if m.winner == a_seat else 0.0, luck0 if a_seat == 0 else -luck0))
@@ -185,7 +274,8 @@ def test_mean_sprt_accepts_h0_for_equal_bots_and_counts_matches(same_bot: list[t
 
 
 def test_weights_are_fitted() -> None:
-    assert any(WEIGHTS) and BETA > 0
+    assert any(WEIGHTS) and any(DRAW_WEIGHTS) and BETA > 0
+    assert len(DRAW_WEIGHTS) == 2 * len(DRAW_FEATURES) and len(WEIGHTS) == len(FEATURES)
 
 
 # ------------------------------------------------------------------ through the CLI
@@ -205,6 +295,27 @@ def test_arena_match_shows_the_luck_adjusted_score_and_sprt_uses_it() -> None:
     assert "Score of greedy-c:" in text.stdout and "luck-adjusted" in text.stdout
     verdict = next(line for line in text.stdout.splitlines() if "SPRT" in line)
     assert "SPRT (luck-adjusted score): H1 accepted after" in verdict and "duplicate pairs" in verdict
+
+
+def test_the_store_reads_back_the_luck_of_the_records_deals_and_draws(tmp_path: Path) -> None:
+    from arena.stats.luck import match_luck as luck_of_match
+    from arena.store import Store
+
+    db = tmp_path / "m.db"
+    out = arena("match", "bots/c/greedy", "bots/c/random 3", "--matches", "2", "--seed", "28", "--db", str(db))
+    assert out.returncode == 0, out.stderr
+    with Store.open_existing(db, read_only=True) as store:
+        name = store.tournament_info().name
+        rules = preset("santase")
+        lucks = store.match_luck(name)
+        assert len(lucks) == 2
+        for m in store.matches(name):
+            deals = [d.record() for d in store.deals(m.match_id)]
+            want = luck_of_match([deal_luck(rules, d.deck, d.dealer, d.actions) for d in deals],
+                                 [(d.winner, d.game_points or 0) for d in deals], rules.match_target)
+            dealt_only = luck_of_match([deal_luck(rules, d.deck, d.dealer) for d in deals],
+                                       [(d.winner, d.game_points or 0) for d in deals], rules.match_target)
+            assert lucks[m.match_id] == pytest.approx(want) and want != pytest.approx(dealt_only)
 
 
 def test_luck_adjusted_without_sprt_is_one_clear_message() -> None:

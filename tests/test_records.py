@@ -272,6 +272,37 @@ def test_tampered_records_are_reported_at_their_deal_and_step(databases, tmp_pat
     assert lines[-1] == f"replay: {len(cases)} records, {len(cases) - 1} differ from the rules"
 
 
+def test_a_record_dealt_before_the_twin_rule_still_checks_out(databases):
+    # Before a deal dealt by the second dealer got the twin of its shuffled deck (arena.game.dealt_deck),
+    # every deal was dealt as shuffled: such records, exported by an older arena, still replay.
+    import dataclasses
+    import random
+
+    from arena.game import Match, shuffled_deck
+    from arena.game.hand import Deal
+    from arena.referee.record import DealRecord, MatchResult
+
+    base = records_of(databases["santase"])[0]
+    rules, seed = base.rules, base.deal_seed
+    rng = random.Random(13)
+    match = Match(rules, seed)
+    twinned = 0
+    while not match.over:  # the old rule: shuffled_deck whoever deals
+        twinned += match.next_dealer != match.deals[0].dealer if match.deals else 0
+        deal = Deal(rules, shuffled_deck(rules, seed, len(match.deals)), match.next_dealer)
+        match.deals.append(deal)
+        while not deal.over:
+            deal.apply(rng.choice(deal.legal_actions()))
+        match.finish_deal()
+    assert twinned, "a deal the new rule would have twinned"
+    old = dataclasses.replace(base, deals=tuple(DealRecord.of_deal(d) for d in match.deals),
+                              result=MatchResult(match.winner, (match.score[0], match.score[1]), "target"))
+    assert check_record(old) is None
+    tampered = dataclasses.replace(old, deals=(old.deals[0], dataclasses.replace(old.deals[1], deck=tuple(
+        reversed(old.deals[1].deck)))) + old.deals[2:])
+    assert "the deck differs from the one deal seed" in str(check_record(tampered))
+
+
 def test_a_tampered_pgn_like_record_is_reported_at_its_deal(databases, tmp_path):
     path = tmp_path / "games.pgn"
     export(databases["sixty-six"], path, "pgn-like")

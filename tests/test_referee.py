@@ -221,7 +221,7 @@ async def test_reused_bot_plays_several_matches_in_one_process():
 async def test_a_bot_never_sees_the_opponents_hidden_draws():
     a = Player(BotSpec("random", (sys.executable, str(BOTS.parent.parent / "bots/random.py"), "--seed", "5")), TC)
     b = Player(BotSpec("good", (str(BOTS / "good.py"),), cwd=BOTS), TC)
-    rec = await play_match("m", (a, b), SANTASE, 3, 3)
+    rec = await play_match("m", (a, b), SANTASE, 45, 45)  # each bot sees the other draw the turned card
     for seat in (0, 1):
         opponent_draws_seen: list[int] = []
         for _, _direction, text in rec.transcripts[seat]:

@@ -41,6 +41,7 @@ from test_report import (  # noqa: E402
     synthetic_db,
 )
 
+from arena.game import RuleSet, twin_deck  # noqa: E402
 from arena.game.cards import Card  # noqa: E402
 from arena.report import context as ctx  # noqa: E402
 from arena.report import render_report  # noqa: E402
@@ -387,22 +388,24 @@ def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browse
     store = stored(reports["why.db"])
     try:
         d0, d1 = store.deals(g0), store.deals(g1)
+        rules = RuleSet.from_dict(store.tournament_info().rules)
     finally:
         store.close()
     rows = page.locator("#pair-deals tbody tr")
     assert rows.count() == max(len(d0), len(d1))
     for n, (a, b) in enumerate(zip(d0, d1, strict=False)):
-        assert a.deck == b.deck
-        if a.dealer == b.dealer:  # the same dealer: the same hands in the same seats
-            seating, theirs = "swapped", list(b.actions)
-        else:
-            seating, theirs = "mirrored", [("1" if t[0] == "0" else "0") + t[1:] for t in b.actions]
+        row = rows.nth(n)
+        cell = row.locator("td").nth(4).inner_text()
+        if a.dealer != b.dealer:  # the other seat deals the deck's twin: the same hands in the same seats
+            assert list(b.record().deck) == twin_deck(rules, a.record().deck)
+            assert row.get_attribute("data-seating") == "twinned" and cell == "–", n  # no step to compare
+            continue
+        assert a.deck == b.deck  # the same dealer: the same hands in the same seats
+        theirs = list(b.actions)
         first = next((i for i in range(min(len(a.actions), len(theirs))) if a.actions[i] != theirs[i]), None)
         if first is None and len(a.actions) != len(theirs):
             first = min(len(a.actions), len(theirs))
-        row = rows.nth(n)
-        assert row.get_attribute("data-seating") == seating, n
-        cell = row.locator("td").nth(4).inner_text()
+        assert row.get_attribute("data-seating") == "swapped", n
         assert cell == "never: the same play" if first is None else cell.startswith(f"at step {first + 2}: "), n
     # deal 1 is dealt alike (same first dealer); chatty plays the last legal action, greedy its own choice
     cells = rows.nth(0).locator("td").all_inner_texts()
@@ -441,6 +444,11 @@ def test_a_duplicate_pair_side_by_side(reports: dict[str, Path], browser: Browse
     goto(page, viewer(reports["why"], g1, f"d1s{diverge}", page="pair"))  # either game names the pair
     assert "The play diverges here" in page.inner_text("#p-status")
     assert page.locator("#a-game").get_attribute("data-match") == g0
+    twinned = [n for n, (a, b) in enumerate(zip(d0, d1, strict=False)) if a.dealer != b.dealer]
+    assert twinned, "the two games' dealers part ways in some deal"
+    goto(page, viewer(reports["why"], g0, f"d{twinned[0] + 1}s1", page="pair"))
+    assert "the other seat deals" in page.inner_text("#p-status")
+    assert page.inner_text("#a-hand0") == page.inner_text("#b-hand0")  # the twin: the same hands, same seats
     goto(page, viewer(reports["why"], "sloppy-vs-greedy-p0-g0", page="pair"))  # no partner: it says so
     assert "no duplicate partner" in page.inner_text("#v-status")
     phone = browser.page(390, 844)

@@ -27,7 +27,7 @@ from arena.stats.results import Z95, Result
 #: deals, bench/luck_bench.py fit).
 GAME_POINT_SHARES: tuple[float, float, float] = (0.529, 0.397, 0.074)
 #: The adjusted score's weight on the match's luck, fixed in advance (bench/luck_bench.py fit).
-BETA = 0.5072
+BETA = 0.5375
 
 
 @functools.lru_cache(maxsize=4096)

@@ -22,13 +22,15 @@ from typing import Any, Self
 import sqlite_utils
 
 from arena.errors import StoreError
+from arena.game.actions import Action
 from arena.game.cards import Card, CardError, parse_cards
 from arena.game.variants import RuleSet
 from arena.referee import script as referee_script
-from arena.referee.record import MatchRecord, MatchSpec, deal_facts, match_facts
+from arena.referee.record import MatchRecord, MatchSpec, deal_facts, match_facts, parse_seat_actions
 from arena.stats.standings import DealFacts, MatchFacts, TerminationFacts
 from arena.stats.swiss import SwissGame
 from arena.store.codec import (
+    _action_texts,
     _actions_column,
     _by_the_book,
     _Codec,
@@ -46,7 +48,7 @@ from arena.store.codec import (
     _value_entries,
 )
 from arena.store.errors import DiskFull, OtherResults, is_disk_full
-from arena.store.facts import _match_luck
+from arena.store.facts import LuckDeal, _match_luck
 from arena.store.migrations import MIGRATIONS, _pending_migrations, _refuse_newer
 from arena.store.rows import (
     _SPEC_COLUMNS,
@@ -520,13 +522,14 @@ class Store:
         done = [r[0] for r in self.db.conn.execute(
             "SELECT id FROM matches WHERE tournament = ? AND status = 'done' ORDER BY ord", [tournament])]
         new = [match_id for match_id in done if match_id not in kept]
-        deals: dict[str, list[tuple[int | None, list[Card], int | None, int | None]]] = {}
+        deals: dict[str, list[LuckDeal]] = {}
         for start in range(0, len(new), 500):  # (SQLite's limit on a statement's parameters)
             batch = new[start:start + 500]
-            for match_id, dealer, deck, winner, game_points in self.db.conn.execute(
-                    "SELECT match_id, dealer, deck, winner, game_points FROM deals WHERE match_id IN "
+            for match_id, dealer, deck, actions, winner, game_points in self.db.conn.execute(
+                    "SELECT match_id, dealer, deck, actions, winner, game_points FROM deals WHERE match_id IN "
                     f"({', '.join('?' * len(batch))}) ORDER BY match_id, idx", batch):
-                deals.setdefault(match_id, []).append((dealer, _stored_cards(deck), winner, game_points))
+                deals.setdefault(match_id, []).append(
+                    (dealer, _stored_cards(deck), _stored_actions(actions), winner, game_points))
         for match_id in new:  # (a match that ended before its first deal has no luck: 0)
             kept[match_id] = _match_luck(rules, deals.get(match_id, []))
         return {match_id: kept[match_id] for match_id in done}
@@ -597,6 +600,27 @@ class Store:
             if isinstance(hello, dict) and hello:
                 out[r["bot"]] = hello  # the last one wins
         return out
+
+
+_STORED_ACTIONS: dict[str, tuple[int, Action]] = {}  # a column's token -> its (seat, action)
+
+
+def _stored_actions(actions: str | None) -> list[tuple[int, Action]]:
+    """An actions column's (seat, action) pairs; none for a column that does not read (a damaged row's
+    draws count no luck). Its few hundred tokens are kept parsed: a tournament's luck reads millions."""
+    out = []
+    known = _STORED_ACTIONS
+    for token in (actions or "").split():
+        pair = known.get(token)
+        if pair is None:
+            try:
+                pair = parse_seat_actions(_action_texts(token))[0]
+            except ValueError:
+                return []
+            if len(known) < 10_000:  # only damaged rows have more different tokens
+                known[token] = pair
+        out.append(pair)
+    return out
 
 
 def _stored_cards(deck: str | None) -> list[Card]:

@@ -453,6 +453,8 @@ var rebuildReplay = (function () {
       var i = info(d), here = k + 1, text, cls = "";
       var alike = i.seating === "swapped" || i.seating === "mirrored";
       if (i.seating === "missing") text = "Only one game has this deal.";
+      else if (i.seating === "twinned") text = "The same hands in the same seats: the bots swapped, but the other seat deals, " +
+        "so the other bot leads and the play does not compare step by step.";
       else if (!alike) text = "The two games were dealt other cards in this deal.";
       else {
         text = i.seating === "swapped" ? "The same hands in the same seats: the bots swapped. "
@@ -881,8 +883,10 @@ var rebuildReplay = (function () {
       var x = games[0].deals[i], y = games[1].deals[i], seating, diverge = null, actions = [null, null];
       if (!x || !y) seating = "missing";
       else if (!x.acts || !y.acts || x.dealt.join() === "" || (x.dealer !== 0 && x.dealer !== 1) || (y.dealer !== 0 && y.dealer !== 1) ||
-               (x.dealer === y.dealer ? x.dealt.join("|") !== y.dealt.join("|") : x.dealt.join("|") !== y.dealt.slice().reverse().join("|")) ||
                x.turned !== y.turned) seating = "different";
+      else if (x.dealer !== y.dealer && x.dealt.join("|") === y.dealt.join("|")) seating = "twinned";  /* no step compares */
+      else if (x.dealer === y.dealer ? x.dealt.join("|") !== y.dealt.join("|") : x.dealt.join("|") !== y.dealt.slice().reverse().join("|"))
+        seating = "different";
       else {
         seating = x.dealer === y.dealer ? "swapped" : "mirrored";
         var ka = x.acts.map(actionKey), kb = y.acts.map(actionKey);
@@ -901,8 +905,8 @@ var rebuildReplay = (function () {
     return out;
   }
 
-  var SEATING = { swapped: "the same hands, bots swapped", mirrored: "each bot the same hand", different: "other cards",
-    missing: "in one game only" };
+  var SEATING = { swapped: "the same hands, bots swapped", twinned: "the same hands, bots swapped, the other seat deals",
+    mirrored: "each bot the same hand", different: "other cards", missing: "in one game only" };
 
   function showPair(games) {
     function $(id) { return document.getElementById(id); }
@@ -918,7 +922,8 @@ var rebuildReplay = (function () {
       " seat 1, in game 1 the other way round. Where a deal has the same dealer in both games, the same hands lie in the same " +
       "seats, so each bot played the cards the other one played in the other game: the first step at which the actions " +
       "differ is where one bot chose otherwise than the other did with the same cards. Where the dealer differs (it depends " +
-      "on the previous deal), each bot holds the same cards in both games.";
+      "on the previous deal), the deck was dealt as its twin, so the same hands still lie in the same seats, but the other bot " +
+      "leads (in a record of an older arena, each bot holds the same cards in both games there).";
     var first = deals.filter(function (d) { return (d.seating === "swapped" || d.seating === "mirrored") && d.diverge !== null; })[0];
     if (first) {
       $("p-first").hidden = false;
