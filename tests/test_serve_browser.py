@@ -28,6 +28,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright pac
 # next turn, after the other person moves: never, in a test that waits. 10 s tells the two apart however
 # busy the machine (its three pages render in one Chromium); the slowest time seen is printed.
 SHOWN_WITHIN_MS = 10_000
+MAX_PHONE_GAMES = 6  # Quick Play games the phone test may play to meet a declaration and an early marriage
 # A move is shown when its card is on the table (or, for the last card of a deal, in the deal-end or match-end
 # panel's last trick); an exchange or a close when the table announces it. Each page notes the first moment it
 # showed it, in page time (the machine's clock, as time.time()): a trick stays on the table 1.5 s, and on a busy
@@ -77,7 +78,9 @@ TAKEN = """() => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("serve-browser"), "--set", "match_target=3")
+    # the seed: the room match's deals offer a marriage, an exchange and a close, each announced across the table
+    # (other seeds may not: the test then fails naming the count that stayed 0; pick another that has them)
+    s = start_server(tmp_path_factory.mktemp("serve-browser"), "--set", "match_target=3", "--seed", "2028")
     try:
         yield s
     finally:
@@ -252,54 +255,60 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
 
 def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
     page = pages.page(390, 844, phone=True)
-    page.goto(server.url)
-    assert "ismcts · strong" in page.inner_text("#opponent")  # the strong bot is offered, and says so
-    page.select_option("#opponent", "random")
-    page.select_option("#variant", "sixty-six")  # 66 is declared: the declaration ends a deal
-    page.tap("#quick-play")
-    page.wait_for_url("**/room/*")
-    taps = declared = void = 0
-    while True:
-        page.wait_for_selector("button[data-action], #result-box:not([hidden])")
-        if page.is_visible("#result-box"):
-            break
-        if page.is_visible("#deal-panel"):
-            # a deal ended by a declaration (either side's, right or wrong) stays announced on the next deal's
-            # table, unless the new deal's first moves brought news of their own
-            if "declared" in page.inner_text("#deal-why"):
-                kind = page.get_attribute("#announce", "data-kind")
-                assert kind is not None, page.inner_text("#deal-why")
-                if kind == "declare":
-                    declared += 1
-                    text = page.inner_text("#announce")
-                    assert re.fullmatch(r"(You|random) declared 66 with \d+", text), text
-            page.tap("#deal-continue")
-        assert page.inner_text("#status") == "Your turn"
-        # a touch screen has no number keys: the buttons do not show them (a desktop's do, test above)
-        assert page.evaluate(KEY_SHOWN) == "none"
-        tricks = int(page.inner_text("#stat-me strong >> nth=1"))
-        for label in page.eval_on_selector_all("button.marry", "bs => bs.map(b => b.textContent)"):
-            void += not tricks  # what it would score now: in Sixty-Six nothing before the first trick
-            want = r"Marriage K. Q. \(no points: no trick yet\)" if not tricks else r"Marriage K. Q. \+(20|40)"
-            assert re.fullmatch(want, label), (tricks, label)
-        version = _version(page)
-        declare = page.locator('button[data-action="declare"]')
-        points = int(page.inner_text("#stat-me strong >> nth=0").split()[0])  # counted, not pending
-        right = declare.count() > 0 and points >= 66  # 66 is declared when it is true (else it loses the deal)
-        if taps == 3:  # the last trick on demand: its two cards, and who took it
-            page.tap("#show-last")
-            assert page.locator("#last-trick .card").count() == 2, page.inner_text("#last-trick")
-            assert re.search(r"(You|random) took it \(\+\d+\)", page.inner_text("#last-trick"))
-            page.tap("#show-last")
-            assert page.is_hidden("#last-trick")
-        (declare if right else page.locator(".hand button[data-action], #actions button[data-action]").first).tap()
-        taps += 1
-        page.wait_for_function(  # the move was taken: a newer state
-            "v => +document.getElementById('game').dataset.version > v", arg=version)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 390, f"the table is {width} px wide on a 390 px phone"
-    # (the seeded game offers a declaration and a marriage before the first trick)
-    assert taps >= 6 and page.locator("#deals li").count() >= 1 and declared >= 1 and void >= 1, (taps, declared, void)
+    taps = declared = void = last_seen = games = 0
+    # Quick Play games until one has shown a declaration of 66 and a marriage offered before the first trick
+    # (which a deal offers only now and then): the seeds are fixed, so the number of games is too
+    while games < MAX_PHONE_GAMES and not (declared and void):
+        games += 1
+        page.goto(server.url)
+        assert "ismcts · strong" in page.inner_text("#opponent")  # the strong bot is offered, and says so
+        page.select_option("#opponent", "random")
+        page.select_option("#variant", "sixty-six")  # 66 is declared: the declaration ends a deal
+        page.tap("#quick-play")
+        page.wait_for_url("**/room/*")
+        while True:
+            page.wait_for_selector("button[data-action], #result-box:not([hidden])")
+            if page.is_visible("#result-box"):
+                break
+            if page.is_visible("#deal-panel"):
+                # a deal ended by a declaration (either side's, right or wrong) stays announced on the next
+                # deal's table, unless the new deal's first moves brought news of their own
+                if "declared" in page.inner_text("#deal-why"):
+                    kind = page.get_attribute("#announce", "data-kind")
+                    assert kind is not None, page.inner_text("#deal-why")
+                    if kind == "declare":
+                        declared += 1
+                        text = page.inner_text("#announce")
+                        assert re.fullmatch(r"(You|random) declared 66 with \d+", text), text
+                page.tap("#deal-continue")
+            assert page.inner_text("#status") == "Your turn"
+            # a touch screen has no number keys: the buttons do not show them (a desktop's do, test above)
+            assert page.evaluate(KEY_SHOWN) == "none"
+            tricks = int(page.inner_text("#stat-me strong >> nth=1"))
+            for label in page.eval_on_selector_all("button.marry", "bs => bs.map(b => b.textContent)"):
+                void += not tricks  # what it would score now: in Sixty-Six nothing before the first trick
+                want = r"Marriage K. Q. \(no points: no trick yet\)" if not tricks else r"Marriage K. Q. \+(20|40)"
+                assert re.fullmatch(want, label), (tricks, label)
+            version = _version(page)
+            declare = page.locator('button[data-action="declare"]')
+            points = int(page.inner_text("#stat-me strong >> nth=0").split()[0])  # counted, not pending
+            right = declare.count() > 0 and points >= 66  # 66 is declared when it is true (else it loses the deal)
+            taken = tricks + int(page.inner_text("#stat-them strong >> nth=1"))
+            if taken and not last_seen:  # the last trick on demand: its two cards, and who took it
+                last_seen += 1
+                page.tap("#show-last")
+                assert page.locator("#last-trick .card").count() == 2, page.inner_text("#last-trick")
+                assert re.search(r"(You|random) took it \(\+\d+\)", page.inner_text("#last-trick"))
+                page.tap("#show-last")
+                assert page.is_hidden("#last-trick")
+            (declare if right else page.locator(".hand button[data-action], #actions button[data-action]").first).tap()
+            taps += 1
+            page.wait_for_function(  # the move was taken: a newer state
+                "v => +document.getElementById('game').dataset.version > v", arg=version)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"the table is {width} px wide on a 390 px phone"
+        assert page.locator("#deals li").count() >= 1
+    assert taps >= 6 and declared >= 1 and void >= 1 and last_seen, (games, taps, declared, void, last_seen)
     assert re.search(r"won the match (\d+)–(\d+)", page.inner_text("#result"))
     page.wait_for_selector("#replay:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
