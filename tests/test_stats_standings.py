@@ -11,7 +11,7 @@ import pytest
 from arena.game import Match, preset
 from arena.referee.record import BotTermination, DealRecord, MatchRecord, MatchSpec, Termination
 from arena.stats import BotStanding, DealFacts, MatchFacts, TerminationFacts, ThinkTime, standings
-from arena.store import Store, record_facts
+from arena.store import Store
 from arena.tournament.build import BotProvenance
 
 
@@ -151,7 +151,7 @@ def test_a_record_and_the_store_give_the_same_facts(tmp_path: Path) -> None:
         for rec in records[:-1]:  # the last one is not finished: it counts for nothing
             store.save(rec)
         facts = store.match_facts("t")
-        assert facts == [record_facts(r) for r in records[:-1]]
+        assert facts == [r.facts() for r in records[:-1]]
         assert [f.think_ms for f in store.match_facts("t", think_times=False)] == [((), ())] * (len(records) - 1)
     finally:
         store.close()

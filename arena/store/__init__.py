@@ -4,13 +4,12 @@ knows the schema (docs/DATABASE.md).
 Modules: store (`Store`, a context manager: ``with Store(path) as store:``), rows (the frozen values the reads
 return: StoredMatch, StoredDeal, ...), codec (how transcripts, stderr, think times and deals are written into
 their columns: compression and the marks of rebuilt lines), migrations (the schema's versions and the
-conversions of older databases), facts (`record_facts`: a record's `MatchRecord.facts()`, under the name the
-store's callers know; and a match's luck, `record_luck`), ladder (`LadderStore`: the ladder's tables:
+conversions of older databases), facts (a match's luck, `record_luck`), ladder (`LadderStore`: the ladder's tables:
 versions, pairs, hosts, rating history, tokens), lock (`RunLock`: one `arena run` per database;
 `fresh_files`: what `--fresh` may delete) and errors (`OtherResults`, `DiskFull`)."""
 
 from arena.store.errors import DiskFull, OtherResults, is_disk_full
-from arena.store.facts import record_facts, record_luck
+from arena.store.facts import record_luck
 from arena.store.lock import RunLock, fresh_files
 from arena.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from arena.store.rows import StoredBot, StoredDeal, StoredMatch, StoredSeat, StoredTermination, StoredTournament
@@ -31,6 +30,5 @@ __all__ = [
     "StoredTournament",
     "fresh_files",
     "is_disk_full",
-    "record_facts",
     "record_luck",
 ]

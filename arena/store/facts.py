@@ -1,7 +1,6 @@
-"""What the standings count of a finished match (arena.stats.standings' MatchFacts): `record_facts` for a
-MatchRecord, which builds them itself (`MatchRecord.facts`); `Store.match_facts` reads the same from the rows
-with the record's `match_facts` and `deal_facts`, so the two cannot disagree. And a match's luck
-(`record_luck`; `Store.match_luck` reads the same from the stored decks and actions)."""
+"""A finished match's luck (`record_luck`; `Store.match_luck` reads the same from the stored decks and
+actions). What the standings count of it is the record's own `MatchRecord.facts()`; `Store.match_facts` reads
+the same from the rows with the record's `match_facts` and `deal_facts`, so the two cannot disagree."""
 
 from __future__ import annotations
 
@@ -13,12 +12,6 @@ from arena.game.luck import deal_luck
 from arena.game.variants import RuleSet
 from arena.referee.record import MatchRecord
 from arena.stats.luck import match_luck
-from arena.stats.standings import MatchFacts
-
-
-def record_facts(rec: MatchRecord) -> MatchFacts:
-    """What the standings count of a finished match (`Store.match_facts` reads the same back)."""
-    return rec.facts()
 
 
 def record_luck(rec: MatchRecord) -> float:
