@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.stats.results import Z95, Result
+from arena.stats.results import Z95, Result, units
 
 #: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
 #: deals, bench/luck_bench.py fit).
@@ -118,15 +118,17 @@ def luck_table(results: Sequence[Result], lucks: Sequence[float], beta: float = 
     """Every bot's raw and luck-adjusted mean score over its matches. ``lucks[i]`` is seat 0's (that is
     ``results[i].first``'s) luck in ``results[i]``. The matches of a duplicate pair (one ``pair`` id) make
     one unit, the mean of the bot's two; a match without a pair is a unit of its own."""
-    units: dict[str, dict[object, list[tuple[float, float]]]] = {}
-    for n, (r, luck) in enumerate(zip(results, lucks, strict=True)):
-        key: object = r.pair if r.pair is not None else ("match", n)
-        units.setdefault(r.first, {}).setdefault(key, []).append((r.score, luck))
-        units.setdefault(r.second, {}).setdefault(key, []).append((1.0 - r.score, -luck))
+    luck_of = {id(r): luck for r, luck in zip(results, lucks, strict=True)}
+    means: dict[str, list[tuple[float, float]]] = {}  # per bot: each unit's mean score and mean luck
+    paired: dict[str, bool] = {}
+    for unit in units(results):
+        for bot in dict.fromkeys((unit[0].first, unit[0].second)):
+            own = [(r.score, luck_of[id(r)]) if r.first == bot else (1.0 - r.score, -luck_of[id(r)]) for r in unit]
+            means.setdefault(bot, []).append((sum(s for s, _ in own) / len(own), sum(x for _, x in own) / len(own)))
+            paired[bot] = paired.get(bot, False) or len(unit) == 2
     out: dict[str, LuckAdjusted] = {}
-    for bot, by_unit in units.items():
-        means = [(sum(s for s, _ in u) / len(u), sum(x for _, x in u) / len(u)) for u in by_unit.values()]
-        fig = luck_adjusted(means, paired=any(len(u) == 2 for u in by_unit.values()), beta=beta)
+    for bot, bot_means in means.items():
+        fig = luck_adjusted(bot_means, paired=paired[bot], beta=beta)
         if fig is not None:
             out[bot] = fig
     return out
