@@ -14,7 +14,8 @@ import pytest
 from conftest import BOTS, ROOT, arena_run
 
 
-def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20, gate: Path | None = None) -> Path:
+def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20, gate: Path | None = None,
+                 rounds: int = 2) -> Path:
     """Greedy, random and slow.py; with ``gate`` (a folder), tests/bots/gate.py instead of slow.py, with ten
     minutes a move: while ``gate``/hold exists the run stores matches but cannot finish, however fast the
     machine runs it and however late the test's signal comes."""
@@ -25,7 +26,7 @@ def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20, gate:
     path.write_text(f"""
 name: resume-test
 variant: {{preset: santase, match_target: 4}}  # short matches: these tests are about stopping and resuming
-rounds: 2
+rounds: {rounds}
 seed: 11
 concurrency: 2
 {extra}
@@ -104,16 +105,16 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path):
 @pytest.mark.slow
 def test_changed_config_is_refused_then_force_or_fresh(tmp_path):
     db = tmp_path / "arena.db"
-    config = write_config(tmp_path / "t.yaml", db, slow_ms=0)
+    config = write_config(tmp_path / "t.yaml", db, slow_ms=0, rounds=1)
     assert arena_run(str(config)).returncode == 0
-    write_config(config, db, extra="duplicate: false", slow_ms=0)
+    write_config(config, db, extra="duplicate: false", slow_ms=0, rounds=1)
     refused = arena_run(str(config))
     assert refused.returncode == 2
     assert "different configuration" in refused.stderr and "--fresh" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert arena_run(str(config), "--force").returncode == 0
     fresh = arena_run(str(config), "--fresh")
-    assert fresh.returncode == 0 and "12 to play" in fresh.stderr
+    assert fresh.returncode == 0 and "6 to play" in fresh.stderr
 
 
 @pytest.mark.slow
