@@ -306,11 +306,12 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
     page.wait_for_selector("#replay:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.tap("#replay")
-    page.wait_for_url("**/replay/sixty-six/match.html#*")
+    page.wait_for_url("**/replay/sixty-six/match.html?from=play#*")
     page.wait_for_function("document.querySelector('h1') && /random/.test(document.querySelector('h1').textContent)")
     # the replay viewer draws its board with the live table's stylesheet and cards
     assert page.locator("link[href$='static/board.css']").count() == 1
     page.wait_for_selector("#r-hand0 .card .suit")
+    assert page.inner_text("#play-home") == "← Home" and page.get_attribute("#play-home", "href") == "/"
     assert not pages.errors and not pages.outside
 
 
@@ -388,10 +389,11 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     assert not _english_words(page, bots | {code.lower()}), _english_words(page, bots)
     # the replay link keeps the language: the viewer's headings, board, steps and deals are Bulgarian too
     page.click("#replay")
-    page.wait_for_url("**/replay/santase/match.html?lang=bg#*")
+    page.wait_for_url("**/replay/santase/match.html?from=play&lang=bg#*")
     page.wait_for_selector("body[data-ready='1'] #r-hand0 .card")
     assert page.get_attribute("html", "lang") == "bg"
     assert page.inner_text("#h-replay") == "Запис" and "човек" in page.inner_text("h1")  # the person's seat too
+    assert page.inner_text("#play-home") == "← Начало" and page.get_attribute("#play-home", "href") == "/?lang=bg"
     # the match's id ("quick-…") is a name, as the room's code is
     bots |= {w.lower() for w in re.findall(r"[A-Za-z]+", page.url.split("#", 1)[1])}
     labels = []

@@ -112,6 +112,7 @@ var arenaI18n = (function () {
     ", stderr {n} characters": ", stderr {n} знака",
     "This match cannot be shown: {message}.": "Този мач не може да се покаже: {message}.",
     "{n} s": "{n} с",
+    "\u2190 Home": "\u2190 Начало",
     "{n} ms": "{n} мс",
     /* the page's own text (data-t in match.html, base.html and the replay controls) */
     "page-match": "Мач",
@@ -859,7 +860,8 @@ var rebuildReplay = (function () {
     return e;
   }
   function botLink(data, seat) { return a("bots/" + data.m.files[seat] + ".html", data.m.bots[seat], "bot"); }
-  function matchLink(link, text) { return a("match.html" + (LANG === "en" ? "" : "?lang=" + LANG) + "#" + link.file, text || link.id); }
+  /* (the address's ?lang= and ?from= go along: the next match is in the same language, with the same way back) */
+  function matchLink(link, text) { return a("match.html" + window.location.search + "#" + link.file, text || link.id); }
   function code(text) { return el("code", "", text); }
   function append(parent, kids) {
     kids.forEach(function (k) { if (k !== null) parent.appendChild(typeof k === "string" ? document.createTextNode(k) : k); });
@@ -911,6 +913,15 @@ var rebuildReplay = (function () {
     var status = document.getElementById("v-status");
     status.textContent = T("This match cannot be shown: {message}.", { message: err.message });
     status.className = "note";
+  }
+
+  /* A replay opened from `arena serve`'s table (?from=play) links back to the server's home page. */
+  function homeLink() {
+    var nav = document.querySelector("header.site nav");
+    if (!nav) return;
+    var link = a("/" + (LANG === "en" ? "" : "?lang=" + LANG), T("\u2190 Home"));
+    link.id = "play-home";
+    nav.insertBefore(link, nav.firstChild);
   }
 
   /* ---------------------------------------------------------------- match.html#<id> */
@@ -1162,6 +1173,7 @@ var rebuildReplay = (function () {
   document.addEventListener("DOMContentLoaded", function () {
     var loading = [];  /* when every data file is shown (or failed to), <body data-ready="1"> */
     arenaI18n.translatePage();
+    if (/[?&]from=play(&|$)/.test(window.location.search)) homeLink();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     var matches = document.getElementById("matches");
     if (matches && document.getElementById("f-bot")) {
