@@ -117,11 +117,12 @@ var arenaI18n = (function () {
     /* the page's own text (data-t in match.html, base.html and the replay controls) */
     "page-match": "Мач",
     "loading": "Зареждане на мача\u2026",
-    "noscript": "Записът се показва с JavaScript.",
     "replay": "Запис",
-    "keys": "Клавиши: \u2190 / \u2192 стъпка назад / напред, Shift+\u2190 / Shift+\u2192 предишно / следващо раздаване.",
+    "keys": "Клавиши: \u2190 / \u2192 стъпка назад / напред, Shift+\u2190 / Shift+\u2192 предишно / следващо раздаване. " +
+      "Под всеки бот: колко е мислил за действието на тази стъпка и редовете info, които е пратил междувременно.",
     "transcripts": "Протоколи",
     "skip": "Към съдържанието",
+    "nav": "Отчет",
     "matches": "Мачове",
     "rules": "Правила",
     "status-running": "тече",
