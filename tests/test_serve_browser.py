@@ -18,6 +18,8 @@ import pytest
 from test_report_browser import ARGS, CHROMIUM
 from test_serve import Server, start_server, stop_server
 
+from arena.serve.i18n import phrase, strings
+
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
     reason="no /usr/bin/chromium: install Debian's chromium (`make browser`, or apt-get install chromium)",
@@ -313,11 +315,12 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
     page.wait_for_selector("#replay:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.tap("#replay")
-    page.wait_for_url("**/replay/sixty-six/match.html#*")
+    page.wait_for_url("**/replay/sixty-six/match.html?from=play#*")
     page.wait_for_function("document.querySelector('h1') && /random/.test(document.querySelector('h1').textContent)")
     # the replay viewer draws its board with the live table's stylesheet and cards
     assert page.locator("link[href$='static/board.css']").count() == 1
     page.wait_for_selector("#r-hand0 .card .suit")
+    assert page.inner_text("#play-home") == "← Home" and page.get_attribute("#play-home", "href") == "/"
     assert not pages.errors and not pages.outside
 
 
@@ -328,6 +331,7 @@ easy empty exchange first for friend game guest home host human is it join known
 marriage marriages match medium new no nobody not of on opponent or over play played player points quick
 rematch replay room rules seat strong table talon the this time to took trick tricks trump turn variant
 waiting watching why with won you your
+back dealer decisions duration forward lines median next previous protocol reached result running step winner
 """.split())
 
 
@@ -392,4 +396,52 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     assert "Вие изиграхте" in log and "random изигра" in log and "вие игра" not in log.lower(), log
     assert re.search(r"(Вие спечелихте|random спечели) мача \d+–\d+", page.inner_text("#result"))
     assert not _english_words(page, bots | {code.lower()}), _english_words(page, bots)
+    # the replay link keeps the language: the viewer's headings, board, steps and deals are Bulgarian too
+    page.click("#replay")
+    page.wait_for_url("**/replay/santase/match.html?from=play&lang=bg#*")
+    page.wait_for_selector("body[data-ready='1'] #r-hand0 .card")
+    assert page.get_attribute("html", "lang") == "bg"
+    assert page.inner_text("#h-replay") == "Запис" and "човек" in page.inner_text("h1")  # the person's seat too
+    assert page.inner_text("#play-home") == "← Начало" and page.get_attribute("#play-home", "href") == "/?lang=bg"
+    # the match's id ("quick-…") is a name, as the room's code is
+    bots |= {w.lower() for w in re.findall(r"[A-Za-z]+", page.url.split("#", 1)[1])}
+    # every step's description, through to the match's last, with what the page shows at it (one round trip:
+    # the viewer draws a step as its button is clicked)
+    seen = page.evaluate("""() => { const out = [], next = document.getElementById('r-next');
+      for (;;) { out.push([document.getElementById('r-label').innerText, document.body.innerText]);
+                 if (next.disabled) return out; next.click(); } }""")
+    labels = [label for label, _ in seen]
+    for label, text in seen:
+        found = {w.lower() for w in re.findall(r"[A-Za-z]+", text)} & ENGLISH - bots
+        assert not found, (label, found)
+    assert len(seen) > 20 and page.is_disabled("#r-next")
+    told = "\n".join(labels)
+    assert re.search(r"(човек|random) изигра .*(човек|random) взе взятката \(\+\d+\)", told), told
+    assert "Раздаването свърши: " in told and "точк" in told, told
+    ranks = set(page.eval_on_selector_all("#replay .card .rank", "rs => rs.map(r => r.textContent)"))
+    assert ranks and ranks <= {"А", "10", "К", "Д", "В", "9"}, ranks
+    # the viewer says what the live table says, in the same verb forms and plurals (a step's card stands apart)
+    viewer = page.evaluate("""() => { const T = arenaI18n.t, x = {name: "random", n: 7};
+      return [T("{name} plays ", x) + "10♣", T("{name} draws ", x) + "Д♠", T("{name} wins the trick (+{n}). ", x),
+              T("{name} closes the talon. ", x),
+              T("Deal over: {name} wins {n} game point ({why}). ", {name: "random", n: 1, why: ""}),
+              T("Deal over: {name} wins {n} game points ({why}). ", {name: "random", n: 2, why: ""}),
+              T("1 cards in the talon"), T("{n} cards in the talon", x)]; }""")
+    table = [phrase("bg", "ev_play", name="random", card="10♣"), phrase("bg", "ev_draw", name="random", card="Д♠"),
+             phrase("bg", "ev_trick", name="random", points=7) + ". ", phrase("bg", "ev_close", name="random") + ". ",
+             f"Раздаването свърши: {phrase('bg', 'deal_won', n=1, name='random', gp=1)} (). ",
+             f"Раздаването свърши: {phrase('bg', 'deal_won', n=2, name='random', gp=2)} (). ",
+             phrase("bg", "talon_cards", n=1), phrase("bg", "talon_cards", n=7)]
+    assert viewer == table
+    # and every reason a deal or a match ends for (the database writes "reached 66", the table's key reached-66)
+    reasons = {k: v for k, v in strings("bg").items() if k.startswith("r_")}
+    said = page.evaluate("ks => ks.map(k => arenaI18n.word(k.slice(2).replace(/-/g, ' ')))", list(reasons))
+    assert dict(zip(reasons, said, strict=True)) == reasons
+    forfeited = page.evaluate("""() => [" Deal over: forfeited; human gets 3 game points (random: timeout).",
+                                        " Deal over: forfeited; random gets 1 game point (human: disconnect).",
+                                        " Deal over: forfeited."].map(arenaI18n.note)""")
+    assert forfeited == [" Раздаването свърши служебно; човек получава 3 точки за играта "
+                         "(random: на играч му изтече времето).",
+                         " Раздаването свърши служебно; random получава 1 точка за играта (човек: играч напусна).",
+                         " Раздаването свърши служебно."]
     assert not pages.errors and not pages.outside

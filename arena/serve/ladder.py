@@ -139,12 +139,14 @@ def build_ladder_app(site: LadderSite) -> Starlette:
             return page(request, "serve_message.html", 404, message="unknown",
                         detail=strings(lang_of(request))["ladder_unknown_bot"].format(name=key))
         version, history, recent, rating = found
-        t = strings(lang_of(request))
+        lang = lang_of(request)
+        t = strings(lang)
+        viewer = "match.html" if lang == "en" else f"match.html?lang={lang}"  # the replay in the page's language
         chart = band_chart([h.seq + 1 for h in history], [h.rating.rating for h in history],
                            [h.rating.low for h in history], [h.rating.high for h in history],
                            f"{key}: {t['ladder_history']}", t["ladder_history_axis"])
         return page(request, "ladder_bot.html", version=version, rating=rating, chart=chart, recent=recent,
-                    replay_url=lambda match_id: f"/replay/match.html#{_file_name(match_id)}")
+                    replay_url=lambda match_id: f"/replay/{viewer}#{_file_name(match_id)}")
 
     async def upload_form(request: Request) -> Response:
         return page(request, "ladder_upload.html", message=None)

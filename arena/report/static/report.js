@@ -6,6 +6,196 @@
    here from each deal's dealt hands and public events (rebuildReplay), by bookkeeping: every fact that
    needs the rules (who took a trick, its points, the draws) is in the data. Everything a bot wrote goes in
    through textContent only. */
+/* The viewer's language: English, or Bulgarian when the address asks for it (match.html?lang=bg#<id>, as
+   `arena serve`'s replay link does for a player who plays in Bulgarian). `t` takes the English sentence
+   and its values; in Bulgarian it looks the sentence up in BG (the live table's wording, arena/serve/i18n.py,
+   where it has the same sentence), so the English pages stay exactly as they were. */
+var arenaI18n = (function () {
+  "use strict";
+  var asked = /[?&]lang=([a-z]+)/.exec(window.location.search || "");
+  var lang = asked && asked[1] === "bg" ? "bg" : "en";
+  var BG = {
+    /* the steps of a replay */
+    "Deal {n}: {name} deals; trump ": "Раздаване {n}: {name} раздава; коз ",
+    " turned.": " е обърнат.",
+    "{name} leads ": "{name} излиза с ",
+    "{name} plays ": "{name} изигра ",
+    "{name} declares the marriage ": "{name} обяви ",
+    "counted with {name}'s first trick": "брои се с първата взятка на {name}",
+    "no points before a trick": "без точки преди взятка",
+    "{name} wins the trick (+{n}). ": "{name} взе взятката (+{n}). ",
+    "{name} draws ": "{name} изтегли ",
+    "{name} exchanges ": "{name} смени ",
+    " for the turned ": " с обърнатия коз ",
+    "{name} closes the talon. ": "{name} затвори талона. ",
+    "{name} declares 66 with {n} points. ": "{name} обяви 66 с {n} точки. ",
+    "Deal over: {name} wins {n} game point ({why}). ": "Раздаването свърши: {name} спечели {n} точка за играта ({why}). ",
+    "Deal over: {name} wins {n} game points ({why}). ": "Раздаването свърши: {name} спечели {n} точки за играта ({why}). ",
+    /* the board */
+    "seat {n}": "място {n}",
+    "to move": "на ход",
+    "{name}'s hand": "ръката на {name}",
+    "points": "точки",
+    "tricks": "взятки",
+    "marriages": "обяви",
+    "match": "мач",
+    "what {name} said and how long it thought at this step": "какво каза {name} и колко мисли на тази стъпка",
+    "talon": "талон",
+    "trump": "коз",
+    "on the table": "на масата",
+    "As dealt:": "Раздадени:",
+    " (+{n} pending)": " (+{n} чакащи)",
+    "{n} cards in the talon": "{n} карти в талона",
+    "1 cards in the talon": "1 карта в талона",
+    "empty": "празен",
+    "closed by {name}": "затворен от {name}",
+    "thought ": "мисли ",
+    "answered ": "отговори ",
+    "\u2026 and {n} more info lines (see the transcript)": "\u2026 и още {n} реда info (вижте протокола)",
+    "deal {d} of {n} \u00b7 step {s} of {m} \u00b7 {a}/{b}": "раздаване {d} от {n} \u00b7 стъпка {s} от {m} \u00b7 {a}/{b}",
+    /* the match's facts */
+    "{a} vs {b} \u00b7 arena": "{a} срещу {b} \u00b7 арена",
+    " vs ": " срещу ",
+    "\u2190 previous match": "\u2190 предишен мач",
+    "next match \u2192": "следващ мач \u2192",
+    "Match ": "Мач ",
+    " \u00b7 #{n} in the schedule \u00b7 pair {p}, game {g} \u00b7 {a} has seat 0, {b} seat 1":
+      " \u00b7 №{n} в програмата \u00b7 двойка {p}, игра {g} \u00b7 {a} е на място 0, {b} на място 1",
+    " (seat {n})": " (място {n})",
+    " forfeited the match: ": " загуби мача служебно: ",
+    ", in deal {n}.": ", в раздаване {n}.",
+    ", before the first deal.": ", преди първото раздаване.",
+    " The line: ": " Редът: ",
+    " {name} wins by forfeit; the game points below are those when the match ended.":
+      " {name} печели служебно; точките за играта по-долу са тези от края на мача.",
+    "See it in the replay": "Вижте го в записа",
+    "winner": "победител",
+    "winner by forfeit": "победител служебно",
+    "forfeited: {kind}": "загуби служебно: {kind}",
+    "Result": "Резултат",
+    "{name} wins by forfeit ({bot}: {kind})": "{name} печели служебно ({bot}: {kind})",
+    "nobody": "никой",
+    "{name} won {a}\u2013{b}": "{name} спечели {a}\u2013{b}",
+    "Ended by": "Край",
+    "reaching the target": "достигната цел",
+    " by {name}": " от {name}",
+    "Deals": "Раздавания",
+    "Duration": "Продължителност",
+    "Seeds": "Семена",
+    "deals {a}, match {b}": "раздавания {a}, мач {b}",
+    "Duplicate partner": "Двойник",
+    "none": "няма",
+    "; different deals": "; други раздавания",
+    "both games side by side": "двете игри една до друга",
+    "Random moves for {name}": "Случайни ходове за {name}",
+    "Think time {name}": "Време за мислене на {name}",
+    "median {a}, max {b} ({n} decisions)": "медиана {a}, най-много {b} ({n} решения)",
+    "Terminations": "Прекратявания",
+    "Violations in this match": "Нарушения в този мач",
+    "Bot": "Бот", "Kind": "Вид", "#Deal": "#Раздаване", "#At": "#Кога", "Detail": "Подробности", "Line": "Ред",
+    "{name} (seat {n})": "{name} (място {n})",
+    "No replay: this arena cannot read the stored rule set.": "Няма запис: тази арена не може да прочете записаните правила.",
+    "Every deal of the match (a deal's number opens it in the replay)":
+      "Всички раздавания на мача (номерът на раздаване го отваря в записа)",
+    "Dealer": "Раздава", "Trump": "Коз", "Winner": "Победител", "#Game points": "#Точки за играта", "How": "Как",
+    "#Card points": "#Точки от картите", "#Tricks": "#Взятки",
+    /* the transcripts */
+    "Protocol lines as \u201cms direction line\u201d: > referee to bot, < bot to referee, ! a referee note.":
+      "Редовете на протокола като \u201eмс посока ред\u201c: > от съдията към бота, < от бота към съдията, ! бележка на съдията.",
+    "omitted": "Този мач няма прекратяване и случайни ходове, затова от протоколите му е запазено само това, което " +
+      "показва записът (редовете info и времето за мислене) и stderr на ботовете. Всички редове са в базата данни: ",
+    " prints them, ": " ги показва, ",
+    " puts them in the report (docs/REPORTS.md, docs/DATABASE.md).": " ги слага в отчета (docs/REPORTS.md, docs/DATABASE.md).",
+    "Seat {n}: {name} \u2014 {c} protocol line": "Място {n}: {name} \u2014 {c} ред на протокола",
+    "Seat {n}: {name} \u2014 {c} protocol lines": "Място {n}: {name} \u2014 {c} реда на протокола",
+    ", stderr {n} character": ", stderr {n} знак",
+    ", stderr {n} characters": ", stderr {n} знака",
+    "This match cannot be shown: {message}.": "Този мач не може да се покаже: {message}.",
+    "{n} s": "{n} с",
+    "\u2190 Home": "\u2190 Начало",
+    "{n} ms": "{n} мс",
+    /* the page's own text (data-t in match.html, base.html and the replay controls) */
+    "page-match": "Мач",
+    "loading": "Зареждане на мача\u2026",
+    "replay": "Запис",
+    "keys": "Клавиши: \u2190 / \u2192 стъпка назад / напред, Shift+\u2190 / Shift+\u2192 предишно / следващо раздаване. " +
+      "Под всеки бот: колко е мислил за действието на тази стъпка и редовете info, които е пратил междувременно.",
+    "transcripts": "Протоколи",
+    "skip": "Към съдържанието",
+    "nav": "Отчет",
+    "matches": "Мачове",
+    "rules": "Правила",
+    "status-running": "тече",
+    "footer": "Създадено от arena.",
+    "controls": "Управление на записа",
+    "prev-deal": "\u00ab Раздаване", "prev-deal-title": "Предишно раздаване (Shift+\u2190)",
+    "prev": "\u25c0 Назад", "prev-title": "Стъпка назад (\u2190)",
+    "next": "Напред \u25b6", "next-title": "Стъпка напред (\u2192)",
+    "next-deal": "Раздаване \u00bb", "next-deal-title": "Следващо раздаване (Shift+\u2192)",
+    "step-link": "връзка към тази стъпка", "step-link-title": "Връзка, която отваря страницата на тази стъпка"
+  };
+  /* the reasons a deal or a match ended (the live table's r_*), the termination kinds, and the names the
+     server gives a person's seat */
+  var BG_WORD = {
+    "reached-66": "достигнати 66", "declared-66": "обявени 66", "closed-and-reached-66": "затворен талон и достигнати 66",
+    "closed-and-declared-66": "затворен талон и обявени 66", "failed-close": "талонът е затворен, без да се стигне 66",
+    "wrong-declaration": "обявени 66, без да са събрани", "last-trick": "никой не стигна 66; реши последната взятка",
+    "more-points": "никой не стигна 66; решиха повечето точки", "forfeit": "служебна загуба",
+    "target": "целта е достигната", "disconnect": "играч напусна", "timeout": "на играч му изтече времето",
+    "crash": "ботът се срина", "handshake": "ботът не тръгна както трябва", "malformed": "ботът наруши протокола",
+    "overlong": "ботът наруши протокола", "encoding": "ботът наруши протокола", "illegal": "непозволен ход",
+    "unexpected": "ботът наруши протокола", "tampered": "програмата на бота се промени"
+  };
+  var BG_NAME = { human: "човек", host: "домакин", guest: "гост" };
+  function t(text, values) {
+    var s = lang === "bg" && Object.prototype.hasOwnProperty.call(BG, text) ? BG[text] : text;
+    return s.replace(/\{(\w+)\}/g, function (all, k) {
+      return values && Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : all;
+    });
+  }
+  function lookUp(table, w) {
+    return lang === "bg" && typeof w === "string" && Object.prototype.hasOwnProperty.call(table, w) ? table[w] : w;
+  }
+  /* a reason ("reached 66", as the database writes it) or a termination in the page's language (else as it is) */
+  function word(w) {
+    if (typeof w !== "string") return w;
+    var key = w.replace(/ /g, "-");
+    return lang === "bg" && Object.prototype.hasOwnProperty.call(BG_WORD, key) ? BG_WORD[key] : w;
+  }
+  /* a match's names, a person's seat (human, host, guest: the server's names for them) in the page's language */
+  function names(m) {
+    m.bots = m.bots.map(function (b) { return lookUp(BG_NAME, b); });
+    m.winner = lookUp(BG_NAME, m.winner);
+    m.terminated_bot = lookUp(BG_NAME, m.terminated_bot);
+    if (m.forfeit) {
+      m.forfeit.bot = lookUp(BG_NAME, m.forfeit.bot);
+      m.forfeit.winner = lookUp(BG_NAME, m.forfeit.winner);
+    }
+  }
+  /* the page's own text: elements marked data-t (text), data-t-title and data-t-label (attributes) */
+  function translatePage() {
+    if (lang === "en") return;
+    document.documentElement.setAttribute("lang", lang);
+    [["data-t", null], ["data-t-title", "title"], ["data-t-label", "aria-label"]].forEach(function (a) {
+      Array.prototype.forEach.call(document.querySelectorAll("[" + a[0] + "]"), function (e) {
+        var text = BG[e.getAttribute(a[0])];
+        if (text === undefined) return;
+        if (a[1]) e.setAttribute(a[1], text); else e.textContent = text;
+      });
+    });
+  }
+  /* the note arena.report.context writes on a forfeited deal's last step, in the page's language */
+  var FORFEIT = /^ Deal over: forfeited(?:; (.*) gets (\d+) game points?)?(?: \((.*): ([a-z-]+)\))?\.$/;
+  function note(text) {
+    var f = lang === "bg" && FORFEIT.exec(text);
+    if (!f) return text;
+    var gp = f[2] === undefined ? "" : "; " + lookUp(BG_NAME, f[1]) + " получава " + f[2] +
+      (f[2] === "1" ? " точка" : " точки") + " за играта";
+    return " Раздаването свърши служебно" + gp + (f[3] === undefined ? "" : " (" + lookUp(BG_NAME, f[3]) + ": " + word(f[4]) + ")") + ".";
+  }
+  return { lang: lang, t: t, word: word, names: names, note: note, translatePage: translatePage };
+})();
+
 var arenaData = (function () {
   "use strict";
   var loaded = {};
@@ -44,6 +234,7 @@ function arenaMatches(rows) { arenaMatches.rows = rows; }
    with the same table at each, that tests/reference_replay.py builds with the rules engine. */
 var rebuildReplay = (function () {
   "use strict";
+  var T = arenaI18n.t, W = arenaI18n.word;
   var RANKS = "9JQKTA", SUITS = "shcd";  /* display order: black, red, black, red; high ranks first */
   function order(c) { return SUITS.indexOf(c.charAt(1)) * 6 + 5 - RANKS.indexOf(c.charAt(0)); }
   function cards(text) { return text ? text.split(" ") : []; }
@@ -80,7 +271,7 @@ var rebuildReplay = (function () {
           if (move !== undefined && move !== null) s.move = move;
           return s;
         };
-        steps.push(snap(["Deal " + (row.idx + 1) + ": " + bots[row.dealer] + " deals; trump ", [row.turned], " turned."],
+        steps.push(snap([T("Deal {n}: {name} deals; trump ", { n: row.idx + 1, name: bots[row.dealer] }), [row.turned], T(" turned.")],
           [], null, moveAfter(-1)));
         acts.forEach(function (act, i) {
           var out = [], draws = [], won = null;
@@ -88,14 +279,14 @@ var rebuildReplay = (function () {
           act.split(" ").forEach(function (ev) {
             var k = ev.charAt(0), s = parseInt(ev.charAt(1), 10), rest = ev.slice(2), who = bots[s];
             if (k === "p") {
-              out.push(who + (table.length ? " plays " : " leads "), [rest], ". ");
+              out.push(T(table.length ? "{name} plays " : "{name} leads ", { name: who }), [rest], ". ");
               table.push([s, rest]);
               drop(hands[s], rest);
             } else if (k === "m" || k === "M") {
               var suit = rest.charAt(1), pts = parseInt(rest.slice(2), 10);
-              var note = tricks[s] || !pts ? String(pts) : pts + ", counted with " + who + "'s first trick";
-              if (!pts) note = "no points before a trick";
-              out.push(who + " declares the marriage ", ["K" + suit], ["Q" + suit], " (" + note + "). ");
+              var note = tricks[s] || !pts ? String(pts) : pts + ", " + T("counted with {name}'s first trick", { name: who });
+              if (!pts) note = T("no points before a trick");
+              out.push(T("{name} declares the marriage ", { name: who }), ["K" + suit], ["Q" + suit], " (" + note + "). ");
               if (k === "M") points[s] += pts; else pending[s] += pts;
               marriages.push([s, suit]);
             } else if (k === "t") {
@@ -104,28 +295,29 @@ var rebuildReplay = (function () {
               tricks[s] += 1;
               points[s] += tp + pending[s];
               pending[s] = 0;
-              out.push(who + " wins the trick (+" + tp + "). ");
+              out.push(T("{name} wins the trick (+{n}). ", { name: who, n: tp }));
             } else if (k === "d") {
-              draws.push(who + " draws ", [rest]);
+              draws.push(T("{name} draws ", { name: who }), [rest]);
               draws.push(draws.length < 4 ? ", " : ". ");
               hands[s].push(rest);
               talon -= 1;
             } else if (k === "x") {
               var given = rest.slice(0, 2), taken = rest.slice(2, 4);
-              out.push(who + " exchanges ", [given], " for the turned ", [taken], ". ");
+              out.push(T("{name} exchanges ", { name: who }), [given], T(" for the turned "), [taken], ". ");
               drop(hands[s], given);
               hands[s].push(taken);
               trump = given;
             } else if (k === "c") {
               closed = s;
-              out.push(who + " closes the talon. ");
+              out.push(T("{name} closes the talon. ", { name: who }));
             } else if (k === "s") {
-              out.push(who + " declares 66 with " + rest + " points. ");
+              out.push(T("{name} declares 66 with {n} points. ", { name: who, n: rest }));
             } else if (k === "e") {
               var gp = parseInt(rest, 10);
               out = out.concat(draws);
               draws = [];
-              out.push("Deal over: " + who + " wins " + gp + " game point" + (gp !== 1 ? "s" : "") + " (" + (row.why || "?") + "). ");
+              out.push(T(gp !== 1 ? "Deal over: {name} wins {n} game points ({why}). " : "Deal over: {name} wins {n} game point ({why}). ",
+                { name: who, n: gp, why: W(row.why) || "?" }));
               over = true;
               if (row.final) points = row.final.slice();
             }
@@ -137,11 +329,11 @@ var rebuildReplay = (function () {
         if (row.error) steps.push(snap([row.error], [], null, over ? undefined : row.move));
       }
       var last = steps[steps.length - 1];
-      if (row.note) last.label = last.label.concat([row.note]);
+      if (row.note) last.label = last.label.concat([arenaI18n.note(row.note)]);
       if ((row.winner === 0 || row.winner === 1) && typeof row.gp === "number") {
         score[row.winner] += row.gp;
         last.score = score.slice();
-        info.result = bots[row.winner] + " +" + row.gp + " (" + row.reason + ")";
+        info.result = bots[row.winner] + " +" + row.gp + " (" + W(row.reason) + ")";
       }
       last.end = true;
       info.steps = steps.length - info.first;
@@ -160,6 +352,7 @@ var rebuildReplay = (function () {
 
 (function () {
   "use strict";
+  var T = arenaI18n.t, W = arenaI18n.word, LANG = arenaI18n.lang;
 
   /* ---------------------------------------------------------------- sortable tables */
   function sortKey(cell, numeric) {
@@ -204,8 +397,8 @@ var rebuildReplay = (function () {
 
   /* ---------------------------------------------------------------- cards */
   /* the shared card module (static/cards.js), as `arena serve`'s live table draws them */
-  function cardEl(code, extra) { return arenaCards.card(code, extra); }
-  function suitEl(suit) { return arenaCards.suit(suit); }
+  function cardEl(code, extra) { return arenaCards.card(code, extra, LANG); }
+  function suitEl(suit) { return arenaCards.suit(suit, LANG); }
 
   function fill(el, nodes) {
     while (el.firstChild) el.removeChild(el.firstChild);
@@ -228,8 +421,8 @@ var rebuildReplay = (function () {
 
   /* A think time as the report prints it elsewhere: "12.3 ms", "1.25 s". */
   function fmtMs(v) {
-    if (v >= 1000) return (v / 1000).toFixed(2) + " s";
-    return String(parseFloat(v.toPrecision(3))) + " ms";
+    if (v >= 1000) return T("{n} s", { n: (v / 1000).toFixed(2) });
+    return T("{n} ms", { n: parseFloat(v.toPrecision(3)) });
   }
 
   /* ---------------------------------------------------------------- what a bot said at a step */
@@ -237,20 +430,20 @@ var rebuildReplay = (function () {
     var out = [];
     entries.forEach(function (e) {
       if (typeof e.ms === "number") {
-        var t = el("div", "think", "thought ");
+        var t = el("div", "think", T("thought "));
         t.appendChild(el("strong", "", fmtMs(e.ms)));
         out.push(t);
       }
       (e.notes || []).forEach(function (n) { out.push(el("div", "say-note term", n)); });
       if (typeof e.reply === "string") {
-        var r = el("div", "say-reply", "answered ");
+        var r = el("div", "say-reply", T("answered "));
         r.appendChild(el("code", "", e.reply));
         out.push(r);
       }
       if (e.info && e.info.length) {
         var ul = el("ul", "info");
         e.info.forEach(function (line) { ul.appendChild(el("li", "", line)); });
-        if (e.more) ul.appendChild(el("li", "muted", "\u2026 and " + e.more + " more info lines (see the transcript)"));
+        if (e.more) ul.appendChild(el("li", "muted", T("\u2026 and {n} more info lines (see the transcript)", { n: e.more })));
         out.push(ul);
       }
     });
@@ -274,20 +467,20 @@ var rebuildReplay = (function () {
   function buildBoard(slot, p, bots) {
     function seat(s) {
       function stat(name, id, first) {
-        return h("span", {}, [name + " ", h("strong", { id: p + id + s, text: first })]);
+        return h("span", {}, [T(name) + " ", h("strong", { id: p + id + s, text: first })]);
       }
       return h("div", { cls: "seat", id: p + "seat" + s, "data-seat": String(s) }, [
         h("div", { cls: "seat-head" }, [h("span", { cls: "seat-name", text: bots[s] }), " ",
-          h("span", { cls: "muted", text: "seat " + s }), " ", h("span", { cls: "to-move-badge", text: "to move" })]),
-        h("div", { cls: "hand", id: p + "hand" + s, "aria-label": bots[s] + "'s hand" }),
+          h("span", { cls: "muted", text: T("seat {n}", { n: s }) }), " ", h("span", { cls: "to-move-badge", text: T("to move") })]),
+        h("div", { cls: "hand", id: p + "hand" + s, "aria-label": T("{name}'s hand", { name: bots[s] }) }),
         h("div", { cls: "seat-stats" }, [stat("points", "points", "0"), " ", stat("tricks", "tricks", "0"), " ",
           stat("marriages", "marriages", "\u2013"), " ", stat("match", "score", "0")]),
         h("div", { cls: "say", id: p + "say" + s,
-          "aria-label": "what " + bots[s] + " said and how long it thought at this step" })
+          "aria-label": T("what {name} said and how long it thought at this step", { name: bots[s] }) })
       ]);
     }
     function pile(name, id, cls) {
-      return h("div", { cls: "pile" + (cls ? " " + cls : "") }, [h("div", { cls: "muted small", text: name }),
+      return h("div", { cls: "pile" + (cls ? " " + cls : "") }, [h("div", { cls: "muted small", text: T(name) }),
         h("div", { id: p + id, cls: id === "table" ? "trick" : id === "talon" ? "talon" : "" })]);
     }
     var talon = pile("talon", "talon");
@@ -296,7 +489,7 @@ var rebuildReplay = (function () {
       h("p", { id: p + "label", cls: "step-label", "aria-live": "polite" }),
       h("div", { cls: "board" }, [seat(1), h("div", { cls: "middle" }, [talon, pile("trump", "trump"),
         pile("on the table", "table", "trick-pile")]), seat(0)]),
-      h("p", { cls: "dealt small" }, [h("span", { cls: "muted", text: "As dealt:" }), " ", h("span", { id: p + "dealt0" }),
+      h("p", { cls: "dealt small" }, [h("span", { cls: "muted", text: T("As dealt:") }), " ", h("span", { id: p + "dealt0" }),
         " ", h("span", { cls: "muted", text: "(" + bots[0] + ")" }), " \u00b7 ", h("span", { id: p + "dealt1" }), " ",
         h("span", { cls: "muted", text: "(" + bots[1] + ")" })])
     ]);
@@ -313,7 +506,7 @@ var rebuildReplay = (function () {
     [0, 1].forEach(function (seat) {
       fill($("hand" + seat), handNodes(s.hands[seat]));
       var pts = String(s.points[seat]);
-      if (s.pending && s.pending[seat]) pts += " (+" + s.pending[seat] + " pending)";
+      if (s.pending && s.pending[seat]) pts += T(" (+{n} pending)", { n: s.pending[seat] });
       $("points" + seat).textContent = pts;
       $("tricks" + seat).textContent = String(s.tricks[seat]);
       var mine = (s.marriages || []).filter(function (m) { return m[0] === seat; });
@@ -328,13 +521,14 @@ var rebuildReplay = (function () {
     });
     var talon = [];
     if (s.talon > 0) {
-      talon.push(arenaCards.back(s.talon, s.talon + " cards in the talon"));
+      talon.push(arenaCards.back(s.talon, T(s.talon === 1 && LANG !== "en" ? "1 cards in the talon" : "{n} cards in the talon",
+        { n: s.talon })));
     } else {
-      talon.push("empty");
+      talon.push(T("empty"));
     }
     fill($("talon"), talon);
     var closed = typeof s.closed === "number";
-    $("closed").textContent = closed ? "closed by " + bots[s.closed] : "";
+    $("closed").textContent = closed ? T("closed by {name}", { name: bots[s.closed] }) : "";
     var trump = [];
     if (s.turned) trump.push(cardEl(s.turned, closed ? "down" : ""));
     else if (deal.trump) trump.push(suitEl(deal.trump));
@@ -397,8 +591,8 @@ var rebuildReplay = (function () {
       if (!steps.length) return;
       at = clamp(i, 0, steps.length - 1);
       var s = steps[at], deal = deals[s.deal];
-      $("r-pos").textContent = "deal " + (s.deal + 1) + " of " + deals.length + " \u00b7 step " +
-        (at - deal.first + 1) + " of " + deal.steps + " \u00b7 " + (at + 1) + "/" + steps.length;
+      $("r-pos").textContent = T("deal {d} of {n} \u00b7 step {s} of {m} \u00b7 {a}/{b}", { d: s.deal + 1, n: deals.length,
+        s: at - deal.first + 1, m: deal.steps, a: at + 1, b: steps.length });
       drawStep("r-", data, at);
       $("r-prev").disabled = at === 0;
       $("r-prev-deal").disabled = s.deal === 0 && at === deal.first;
@@ -669,7 +863,8 @@ var rebuildReplay = (function () {
     return e;
   }
   function botLink(data, seat) { return a("bots/" + data.m.files[seat] + ".html", data.m.bots[seat], "bot"); }
-  function matchLink(link, text) { return a("match.html#" + link.file, text || link.id); }
+  /* (the address's ?lang= and ?from= go along: the next match is in the same language, with the same way back) */
+  function matchLink(link, text) { return a("match.html" + window.location.search + "#" + link.file, text || link.id); }
   function code(text) { return el("code", "", text); }
   function append(parent, kids) {
     kids.forEach(function (k) { if (k !== null) parent.appendChild(typeof k === "string" ? document.createTextNode(k) : k); });
@@ -712,7 +907,6 @@ var rebuildReplay = (function () {
     s.appendChild(h2);
     return append(s, kids);
   }
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function stepLink(deal, step, text) { return a(stepBase + "d" + (deal + 1) + "s" + step, text); }
 
   /* The address names the match: #<id> or #<id>/d3s7. */
@@ -720,75 +914,86 @@ var rebuildReplay = (function () {
 
   function failed(err) {
     var status = document.getElementById("v-status");
-    status.textContent = "This match cannot be shown: " + err.message + ".";
+    status.textContent = T("This match cannot be shown: {message}.", { message: err.message });
     status.className = "note";
+  }
+
+  /* A replay opened from `arena serve`'s table (?from=play) links back to the server's home page. */
+  function homeLink() {
+    var nav = document.querySelector("header.site nav");
+    if (!nav) return;
+    var link = a("/" + (LANG === "en" ? "" : "?lang=" + LANG), T("\u2190 Home"));
+    link.id = "play-home";
+    nav.insertBefore(link, nav.firstChild);
   }
 
   /* ---------------------------------------------------------------- match.html#<id> */
   function showMatch(data, replay) {
     var m = data.m, bots = m.bots, sides = m.sides;
     function $(id) { return document.getElementById(id); }
-    document.title = bots[sides[0]] + " vs " + bots[sides[1]] + " \u00b7 arena";
+    document.title = T("{a} vs {b} \u00b7 arena", { a: bots[sides[0]], b: bots[sides[1]] });
     var crumbs = [];
-    if (m.prev) crumbs.push(matchLink(m.prev, "\u2190 previous match"));
+    if (m.prev) crumbs.push(matchLink(m.prev, T("\u2190 previous match")));
     if (m.prev && m.next) crumbs.push(" \u00b7 ");
-    if (m.next) crumbs.push(matchLink(m.next, "next match \u2192"));
+    if (m.next) crumbs.push(matchLink(m.next, T("next match \u2192")));
     append($("v-crumbs"), crumbs);
-    fill($("v-title"), [bots[sides[0]], el("span", "vs", " vs "), bots[sides[1]]]);
+    fill($("v-title"), [bots[sides[0]], el("span", "vs", T(" vs ")), bots[sides[1]]]);
     var status = $("v-status");
     status.id = "seating";
-    fill(status, ["Match ", code(data.id), " \u00b7 #" + (m.order + 1) + " in the schedule \u00b7 pair " + m.pair_index +
-      ", game " + m.game + " \u00b7 " + bots[0] + " has seat 0, " + bots[1] + " seat 1"]);
+    fill(status, [T("Match "), code(data.id), T(" \u00b7 #{n} in the schedule \u00b7 pair {p}, game {g} \u00b7 {a} has seat 0, {b} seat 1",
+      { n: m.order + 1, p: m.pair_index, g: m.game, a: bots[0], b: bots[1] })]);
     var head = $("v-head"), f = m.forfeit;
     if (f) {
       var p = el("p", "note forfeit");
       p.id = "forfeit";
-      append(p, [el("strong", "", f.bot), f.seat !== null ? " (seat " + f.seat + ")" : "", " forfeited the match: ",
-        el("span", "term", f.kind), f.detail ? ", " + f.detail : "",
-        f.deal !== null ? ", in deal " + (f.deal + 1) + "." : ", before the first deal."]);
-      if (f.line !== null) append(p, [" The line: ", code(f.line), "."]);
-      if (f.winner) p.appendChild(document.createTextNode(" " + f.winner + " wins by forfeit; the game points below are those when the match ended."));
-      if (f.at && replay) append(p, [" ", stepLink(f.at[0], f.at[1], "See it in the replay"), "."]);
+      append(p, [el("strong", "", f.bot), f.seat !== null ? T(" (seat {n})", { n: f.seat }) : "", T(" forfeited the match: "),
+        el("span", "term", W(f.kind)), f.detail ? ", " + f.detail : "",
+        f.deal !== null ? T(", in deal {n}.", { n: f.deal + 1 }) : T(", before the first deal.")]);
+      if (f.line !== null) append(p, [T(" The line: "), code(f.line), "."]);
+      if (f.winner) p.appendChild(document.createTextNode(T(" {name} wins by forfeit; the game points below are those when the match ended.", { name: f.winner })));
+      if (f.at && replay) append(p, [" ", stepLink(f.at[0], f.at[1], T("See it in the replay")), "."]);
       head.appendChild(p);
     }
     var line = el("div", "scoreline");
     sides.forEach(function (s) {
       var side = el("div", "side" + (m.winner_seat === s ? " winner" : "") + (f && f.seat === s ? " forfeited" : ""));
-      append(side, [el("div", "muted small", "seat " + s), append(el("div", "name"), [botLink(data, s)]),
+      append(side, [el("div", "muted small", T("seat {n}", { n: s })), append(el("div", "name"), [botLink(data, s)]),
         el("div", "big", m.score[s] === null ? "\u2013" : String(m.score[s]))]);
-      if (m.winner_seat === s) side.appendChild(el("div", "won", "winner" + (f ? " by forfeit" : "")));
-      if (f && f.seat === s) side.appendChild(el("div", "term", "forfeited: " + f.kind));
+      if (m.winner_seat === s) side.appendChild(el("div", "won", T(f ? "winner by forfeit" : "winner")));
+      if (f && f.seat === s) side.appendChild(el("div", "term", T("forfeited: {kind}", { kind: W(f.kind) })));
       line.appendChild(side);
     });
     head.appendChild(line);
     var facts = el("dl", "facts"), ws = m.winner_seat;
-    var result = f ? (m.winner || "nobody") + " wins by forfeit (" + f.bot + ": " + f.kind + ")"
-      : m.winner && (ws === 0 || ws === 1) ? m.winner + " won " + m.score[ws] + "\u2013" + m.score[1 - ws] : m.result;
-    facts.appendChild(fact("Result", [result]));
-    facts.appendChild(fact("Ended by", m.reason === "target" ? ["reaching the target"]
-      : [el("span", "term", String(m.reason)), m.terminated_bot ? " by " + m.terminated_bot : ""]));
-    facts.appendChild(fact("Deals", [String(m.deals)]));
-    facts.appendChild(fact("Duration", [typeof m.duration_s === "number" ? m.duration_s.toFixed(2) + " s" : "\u2013"]));
-    facts.appendChild(fact("Seeds", ["deals " + m.seeds[0] + ", match " + m.seeds[1]]));
-    var partner = m.partner ? [matchLink(m.partner), " (" + m.partner.result + (m.partner.same ? "" : "; different deals") + ")"] : ["none"];
-    if (m.partner && m.partner.pair) partner.push(" \u00b7 ", a("pair.html#" + data.file, "both games side by side", "pair-link"));
-    facts.appendChild(fact("Duplicate partner", partner));
+    var result = f ? T("{name} wins by forfeit ({bot}: {kind})", { name: m.winner || T("nobody"), bot: f.bot, kind: W(f.kind) })
+      : m.winner && (ws === 0 || ws === 1) ? T("{name} won {a}\u2013{b}", { name: m.winner, a: m.score[ws], b: m.score[1 - ws] })
+      : m.result;
+    facts.appendChild(fact(T("Result"), [result]));
+    facts.appendChild(fact(T("Ended by"), m.reason === "target" ? [T("reaching the target")]
+      : [el("span", "term", W(String(m.reason))), m.terminated_bot ? T(" by {name}", { name: m.terminated_bot }) : ""]));
+    facts.appendChild(fact(T("Deals"), [String(m.deals)]));
+    facts.appendChild(fact(T("Duration"), [typeof m.duration_s === "number" ? T("{n} s", { n: m.duration_s.toFixed(2) }) : "\u2013"]));
+    facts.appendChild(fact(T("Seeds"), [T("deals {a}, match {b}", { a: m.seeds[0], b: m.seeds[1] })]));
+    var partner = m.partner ? [matchLink(m.partner), " (" + m.partner.result + (m.partner.same ? "" : T("; different deals")) + ")"]
+      : [T("none")];
+    if (m.partner && m.partner.pair) partner.push(" \u00b7 ", a("pair.html#" + data.file, T("both games side by side"), "pair-link"));
+    facts.appendChild(fact(T("Duplicate partner"), partner));
     [0, 1].forEach(function (s) {
-      if (m.substitutions[s]) facts.appendChild(fact("Random moves for " + bots[s], [String(m.substitutions[s])]));
+      if (m.substitutions[s]) facts.appendChild(fact(T("Random moves for {name}", { name: bots[s] }), [String(m.substitutions[s])]));
     });
     sides.forEach(function (s) {
       var t = m.think[s];
-      facts.appendChild(fact("Think time " + bots[s], ["median " + (t[1] === null ? "\u2013" : fmtMs(t[1])) + ", max " +
-        (t[2] === null ? "\u2013" : fmtMs(t[2])) + " (" + (t[0] || 0) + " decisions)"]));
+      facts.appendChild(fact(T("Think time {name}", { name: bots[s] }), [T("median {a}, max {b} ({n} decisions)",
+        { a: t[1] === null ? "\u2013" : fmtMs(t[1]), b: t[2] === null ? "\u2013" : fmtMs(t[2]), n: t[0] || 0 })]));
     });
     head.appendChild(facts);
     var last = {};  /* deal index -> its last step */
     if (replay) replay.deals.forEach(function (d) { last[d.idx] = d.steps; });
     if (m.terms.length) {
-      head.appendChild(section("terms", "Terminations", [table("Violations in this match",
-        ["Bot", "Kind", "#Deal", "#At", "Detail", "Line"], m.terms.map(function (t) {
+      head.appendChild(section("terms", T("Terminations"), [table(T("Violations in this match"),
+        ["Bot", "Kind", "#Deal", "#At", "Detail", "Line"].map(function (x) { return T(x); }), m.terms.map(function (t) {
           var deal = t[3] === null ? "\u2013" : last[t[3]] ? [stepLink(t[3], last[t[3]], String(t[3] + 1))] : String(t[3] + 1);
-          return [t[0] + " (seat " + t[1] + ")", [el("span", "term", t[2])], deal, t[4] === null ? null : fmtMs(t[4]),
+          return [T("{name} (seat {n})", { name: t[0], n: t[1] }), [el("span", "term", W(t[2]))], deal, t[4] === null ? null : fmtMs(t[4]),
             t[5] || "", t[6] === null ? "" : [code(t[6])]];
         }))]));
     }
@@ -797,17 +1002,18 @@ var rebuildReplay = (function () {
       buildBoard($("r-board"), "r-", bots);
       Replay($("replay"), replay);
     } else {
-      head.appendChild(el("p", "note", "No replay: this arena cannot read the stored rule set."));
+      head.appendChild(el("p", "note", T("No replay: this arena cannot read the stored rule set.")));
     }
     var rows = data.deals.map(function (d) {
       var dealer = d.dealer === 0 || d.dealer === 1 ? bots[d.dealer] : "?";
       return [last[d.idx] ? [stepLink(d.idx, 1, String(d.idx + 1))] : String(d.idx + 1), dealer, d.trump ? [cardEl(d.trump)] : "",
-        d.winner === 0 || d.winner === 1 ? bots[d.winner] : null, d.gp, d.reason || "",
+        d.winner === 0 || d.winner === 1 ? bots[d.winner] : null, d.gp, W(d.reason) || "",
         d.points[0] === null ? null : d.points[0] + "\u2013" + d.points[1],
         d.tricks[0] === null ? null : d.tricks[0] + "\u2013" + d.tricks[1]];
     });
-    $("v-deals").appendChild(section("deals", "Deals", [table("Every deal of the match (a deal's number opens it in the replay)",
-      ["#Deal", "Dealer", "Trump", "Winner", "#Game points", "How", "#Card points", "#Tricks"], rows, "deals")]));
+    $("v-deals").appendChild(section("deals", T("Deals"), [table(T("Every deal of the match (a deal's number opens it in the replay)"),
+      ["#Deal", "Dealer", "Trump", "Winner", "#Game points", "How", "#Card points", "#Tricks"].map(function (x) { return T(x); }),
+      rows, "deals")]));
     showTranscripts(data);
   }
 
@@ -827,19 +1033,20 @@ var rebuildReplay = (function () {
     var box = document.getElementById("t-seats"), explain = document.getElementById("t-explain");
     document.getElementById("transcripts").hidden = false;
     if (data.transcripts) {
-      explain.textContent = "Protocol lines as \u201cms direction line\u201d: > referee to bot, < bot to referee, ! a referee note.";
+      explain.textContent = T("Protocol lines as \u201cms direction line\u201d: > referee to bot, < bot to referee, ! a referee note.");
     } else {
       explain.id = "t-omitted";
-      append(explain, ["This match had no termination and no random move, so the report keeps of its transcripts only what the " +
+      append(explain, [LANG === "en" ? "This match had no termination and no random move, so the report keeps of its transcripts only what the " +
         "replay shows (each bot's info lines and think times) and the bots' stderr. Every protocol line is in the " +
-        "database: ", code("arena transcript DB " + data.id), " prints them, ", code("arena report DB --transcripts all"),
-        " puts them in the report (docs/REPORTS.md, docs/DATABASE.md)."]);
+        "database: " : T("omitted"), code("arena transcript DB " + data.id), T(" prints them, "), code("arena report DB --transcripts all"),
+        T(" puts them in the report (docs/REPORTS.md, docs/DATABASE.md).")]);
     }
     data.seats.forEach(function (s) {
       var bot = data.m.bots[s.seat];
       var details = el("details", "transcript");
-      var summary = "Seat " + s.seat + ": " + bot + " \u2014 " + plural(s.count, "protocol line") +
-        (s.stderr ? ", stderr " + plural(s.stderr.length, "character") : "");
+      var summary = T(s.count === 1 ? "Seat {n}: {name} \u2014 {c} protocol line" : "Seat {n}: {name} \u2014 {c} protocol lines",
+        { n: s.seat, name: bot, c: s.count }) + (s.stderr ? T(s.stderr.length === 1 ? ", stderr {n} character" : ", stderr {n} characters",
+        { n: s.stderr.length }) : "");
       details.appendChild(el("summary", "", summary));
       if (data.transcripts) {
         var log = el("pre", "log", transcriptText(s));
@@ -971,6 +1178,8 @@ var rebuildReplay = (function () {
   /* ---------------------------------------------------------------- start */
   document.addEventListener("DOMContentLoaded", function () {
     var loading = [];  /* when every data file is shown (or failed to), <body data-ready="1"> */
+    arenaI18n.translatePage();
+    if (/[?&]from=play(&|$)/.test(window.location.search)) homeLink();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     var matches = document.getElementById("matches");
     if (matches && document.getElementById("f-bot")) {
@@ -989,6 +1198,7 @@ var rebuildReplay = (function () {
       else {
         loading.push(arenaData.load(id).then(function (data) {
           data.file = id;
+          arenaI18n.names(data.m);
           showMatch(data, data.m.replay ? rebuildReplay(data) : null);
         }).catch(failed));
       }

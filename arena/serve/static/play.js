@@ -336,7 +336,10 @@
     var d = deals.length ? deals[deals.length - 1] : null;
     $("result-deal").textContent = d ? dealLine(d) : "";
     fill($("result-last"), d && d.last_trick ? trickNodes(d.last_trick.cards, d.last_trick.winner) : []);
-    if (s.replay) { $("replay").href = s.replay; $("replay").hidden = false; }
+    if (s.replay) {  /* the replay viewer speaks the page's language (?lang=) and links back here (?from=play) */
+      $("replay").href = s.replay.replace("#", "?from=play" + (lang === "en" ? "" : "&lang=" + lang) + "#");
+      $("replay").hidden = false;
+    }
     var offer = $("rematch-offer");
     offer.hidden = !(s.rematch && !s.quick);
     if (s.rematch && !s.quick) {
