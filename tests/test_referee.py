@@ -157,7 +157,9 @@ async def test_time_bank_absorbs_slow_decisions():
     tc = TimeControl(move_ms=100, bank_ms=60_000, handshake_ms=30_000, grace_ms=50)
     rec, _ = await play(player("slow", "150", tc=tc), rules=preset("schnapsen").with_overrides({"match_target": 1}))
     assert rec.terminations == []
-    assert all(t >= 150 for t in rec.think_ms[0])
+    # every decision went over the move's 100 ms (the bot sleeps 150; the referee's clock starts when it has
+    # written the turn, which a busy machine may note a few ms late) and the bank paid for it
+    assert rec.think_ms[0] and all(t > tc.move_ms for t in rec.think_ms[0])
 
 
 async def test_lose_deal_policy_restarts_the_bot_and_goes_on():
