@@ -50,8 +50,10 @@ def test_plays_full_matches_at_20ms_without_a_termination(variant: list[str], tm
     summary = json.loads(result.stdout)
     assert summary["matches"] == 2
     assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]
-    assert summary["deals"]["played"] >= 2 * 4  # full matches: both went to the target
     with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as con:
+        # full matches: both went to the target (how many deals that took depends on the play, which by
+        # time differs from one machine's load to another's)
+        assert [r for (r,) in con.execute("SELECT reason FROM matches")] == ["target", "target"]
         medians = [m for (m,) in con.execute("SELECT think_median_ms FROM seats WHERE bot = 'ismcts'")]
     con.close()
     assert len(medians) == 2 and all(m <= 20 + 50 for m in medians), medians  # the move time and its grace
