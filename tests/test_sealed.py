@@ -167,8 +167,9 @@ async def test_locks_in_self_play_carry_the_hand_without_the_filter(spy: Path, m
     assert reports(rec, 0, "learned") == [dealt(rec, 1)]
 
 
-async def self_play_with_futexes(spy: Path) -> object:
-    argv = (sys.executable, str(spy), "futex")
+async def self_play(spy: Path, channel: str) -> object:
+    """One self-play match of the spy through ``channel``, its two processes sandboxed and playing at once."""
+    argv = (sys.executable, str(spy), channel)
     with trio.fail_after(120):
         return await play_match(f"spy-vs-spy-{uuid.uuid4().hex[:8]}-p0-g0",
                                 (player("spy", argv, []), player("spy2", argv, [])), ONE_DEAL, SEED, SEED)
@@ -176,7 +177,7 @@ async def self_play_with_futexes(spy: Path) -> object:
 
 async def test_futexes_in_self_play_carry_nothing(spy: Path) -> None:
     """A shared futex wait answers at once in the sandbox, and a wake wakes nobody: no wait queue is shared."""
-    rec = await self_play_with_futexes(spy)
+    rec = await self_play(spy, "futex")
     assert reports(rec, 0, "listening") == ["EAGAIN"]
     woke = reports(rec, 1, "woke")
     assert woke and set(woke) == {"0"}
@@ -185,7 +186,7 @@ async def test_futexes_in_self_play_carry_nothing(spy: Path) -> None:
 
 async def test_futexes_in_self_play_carry_the_hand_without_the_filter(spy: Path, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("futex"))
-    rec = await self_play_with_futexes(spy)
+    rec = await self_play(spy, "futex")
     assert reports(rec, 0, "listening") == ["ok"]
     learned = reports(rec, 0, "learned")
     assert learned and set(learned[-1].split(",")) == set(dealt(rec, 1).split(","))
@@ -217,17 +218,10 @@ def test_a_named_pipe_carries_the_hand_between_sandboxes_without_the_check(spy: 
     assert reports(rec, 0, "learned") == [dealt(rec, 1)]
 
 
-async def self_play_through_ipc(spy: Path) -> object:
-    argv = (sys.executable, str(spy), "ipc")
-    with trio.fail_after(120):
-        return await play_match(f"spy-vs-spy-{uuid.uuid4().hex[:8]}-p0-g0",
-                                (player("spy", argv, []), player("spy2", argv, [])), ONE_DEAL, SEED, SEED)
-
-
 async def test_named_ipc_objects_and_abstract_sockets_carry_nothing_between_sandboxes(spy: Path) -> None:
     """A SysV segment, a POSIX queue and an abstract socket are found by name, by anyone in the same IPC or
     network namespace: each sandbox has its own."""
-    rec = await self_play_through_ipc(spy)
+    rec = await self_play(spy, "ipc")
     assert sorted(reports(rec, 1, "published")) == ["mq:ok", "shm:ok", "sock:ECONNREFUSED"]  # (in its own)
     assert reports(rec, 0, "learned") == []
 
@@ -237,7 +231,7 @@ async def test_named_ipc_objects_and_abstract_sockets_carry_the_hand_without_the
     prefix = sandbox._bwrap_prefix
     monkeypatch.setattr(sandbox, "_bwrap_prefix", lambda *a, **k: [arg for arg in prefix(*a, **k)
                                                                    if arg not in ("--unshare-ipc", "--unshare-net")])
-    rec = await self_play_through_ipc(spy)
+    rec = await self_play(spy, "ipc")
     try:
         assert "sock:ok" in reports(rec, 1, "published")
         hand = dealt(rec, 1)
