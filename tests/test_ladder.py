@@ -76,11 +76,9 @@ def test_killed_three_times_and_resumed_ends_as_a_ladder_never_killed(tmp_path, 
     copy_db(start, whole)
     copy_db(start, killed)
 
-    out = ladder(whole, "run", "--pairs", str(PAIRS))
-    assert out.returncode == 0, out.stderr
-
     for kill_after in (1, 1, 2):  # rated pairs this run reports before it is killed
-        proc = subprocess.Popen([*ARENA, "ladder", str(killed), "run", "--pairs", str(PAIRS)], cwd=ROOT,
+        # (no --pairs bound it could reach first: a fast machine finishes pairs in flight before the kill lands)
+        proc = subprocess.Popen([*ARENA, "ladder", str(killed), "run", "--pairs", "1000"], cwd=ROOT,
                                 stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None
         seen = 0
@@ -92,14 +90,17 @@ def test_killed_three_times_and_resumed_ends_as_a_ladder_never_killed(tmp_path, 
         proc.wait(timeout=HANG_S)
         proc.stderr.close()
         assert seen == kill_after, "the run ended before it could be killed"
-    assert len(rated_pairs(killed)) < PAIRS
-    out = ladder(killed, "run", "--pairs", str(PAIRS))
+    pairs = len(rated_pairs(killed)) + 2  # the resumed run has pairs of its own to play
+    assert len(rated_pairs(killed)) < pairs
+    out = ladder(killed, "run", "--pairs", str(pairs))
+    assert out.returncode == 0, out.stderr
+    out = ladder(whole, "run", "--pairs", str(pairs))  # the same ladder, never killed
     assert out.returncode == 0, out.stderr
 
-    assert len(rated_pairs(whole)) == PAIRS
+    assert len(rated_pairs(whole)) == pairs
     assert rated_pairs(killed) == rated_pairs(whole)
     assert played_matches(killed) == played_matches(whole)
-    assert len(played_matches(killed)) == 2 * PAIRS  # every result once
+    assert len(played_matches(killed)) == 2 * pairs  # every result once
     assert standings(killed)["standings"] == standings(whole)["standings"]
     assert_standings_are_the_replay_of_every_pair(whole)
 
