@@ -33,6 +33,7 @@ from arena.referee.process import BotSpec
 from arena.referee.record import MatchSpec
 from arena.referee.sandbox import bot_files, bwrap_problem
 from arena.tournament import ConfigFileError, load_config, run_builds
+from arena.tournament.build import build_cpus
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.runner import run_matches
 
@@ -436,6 +437,45 @@ def test_a_build_is_told_what_its_sandbox_lacks_and_sees_its_bots_sandbox_paths(
             "bot's sandbox: add what it needs to the bot's sandbox_paths") in str(info.value), str(info.value)
     path.write_text(path.read_text() + f"    sandbox_paths: [{tools}]\n")
     assert run_builds(load_config(path), timeout=300)["a"].output == "compiled\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a build's memory is a cgroup's, which arena makes only as root")
+def test_a_build_that_takes_too_much_memory_is_stopped_and_told_why(tmp_path: Path) -> None:
+    """The build writes 600 MiB (touched, not merely reserved): under a 256 MiB limit the kernel kills it before
+    it can say so, and the failure names the memory; under 1 GiB the same build finishes."""
+    path = build_config(tmp_path, f"{sys.executable} -c \"x = b'x' * (600 << 20); print('allocated', len(x) >> 20)\"")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path), memory_bytes=256 << 20)
+    assert "ran out of memory: a build's processes may hold 256 MiB together" in str(info.value), str(info.value)
+    assert "its output:\n    Killed" in str(info.value) and "allocated 600" not in str(info.value)
+    assert run_builds(load_config(path), memory_bytes=1 << 30)["a"].output == "allocated 600\n"
+
+
+SPIN = """
+import os, resource, sys, time
+end = time.monotonic() + 1.5
+for _ in range(3):
+    if os.fork() == 0:
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+start = time.monotonic()
+for _ in range(3):
+    os.wait()
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"cpus {(used.ru_utime + used.ru_stime) / (time.monotonic() - start):.2f}")
+"""
+
+
+@pytest.mark.skipif(not cpu_cgroup(), reason="no CPU cgroup here (as root, cgroup cpu controller)")
+def test_a_build_keeps_at_most_all_cpus_but_one_busy(tmp_path: Path) -> None:
+    """Three processes spin for 1.5 s: together they get no more CPU time than the build's quota (all CPUs but
+    one, at least one; on a quiet machine with two CPUs or more they would get two or more without it)."""
+    path = build_config(tmp_path, f"{sys.executable} bot/spin.py")
+    (tmp_path / "bot" / "spin.py").write_text(SPIN)
+    output = run_builds(load_config(path))["a"].output
+    assert output.startswith("cpus "), output
+    assert float(output.split()[1]) <= build_cpus() + 0.25, (output, build_cpus())
 
 
 def listener() -> socket.socket:

@@ -277,8 +277,10 @@ def plan_sandbox(
     # (as an ordinary user it would count all of that user's processes, so it is not set then).
     nproc = None if (cgroup is not None and cgroup.has_pids) or uid is None else processes + _BWRAP_OWN_PROCESSES
     # The address-space limit stays per process too: one huge allocation then fails at once (MemoryError)
-    # instead of pushing the cgroup into reclaim until the OOM killer acts.
-    limits = [(resource.RLIMIT_AS, memory_bytes), (resource.RLIMIT_CPU, cpu_seconds),
+    # instead of pushing the cgroup into reclaim until the OOM killer acts. Not for a build: compilers reserve
+    # far more address space than they use (a JVM's heap, Go's arenas), so its memory is the cgroup's alone.
+    address_space = memory_bytes if build is None else None
+    limits = [(resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, cpu_seconds),
               (resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_FSIZE, file_size_bytes)]
     join = [] if cgroup is None else cgroup.procs_files
     # bubblewrap reads its options from a descriptor, not its command line: the sandbox's init is pid 1
@@ -878,6 +880,20 @@ class _BotCgroup:
     @property
     def procs_files(self) -> list[str]:
         return [os.path.join(d, "cgroup.procs") for d in self.dirs]
+
+    def oom_kills(self) -> int:
+        """How many of its processes the kernel killed for want of memory (0 where the kernel does not say)."""
+        for d in self.dirs:
+            for name in ("memory.events", "memory.oom_control"):  # cgroup v2, v1
+                try:
+                    with open(os.path.join(d, name)) as f:
+                        for line in f:
+                            key, _, value = line.partition(" ")
+                            if key == "oom_kill":
+                                return int(value)
+                except (OSError, ValueError):
+                    continue
+        return 0
 
     def remove(self) -> None:
         # The sandbox's processes may take a moment to be gone after bubblewrap's monitor exited: kill what

@@ -7,7 +7,9 @@ has its command checked only here, after the build, since the build may be what 
 A build runs what a stranger wrote (a Makefile, a build script), so it runs in the sandbox the bots run in
 (arena.referee.sandbox, ``build=``): the same namespaces and view of the system, the config's folder
 readable, the folders of the bots it builds writable, no network unless a bot's ``build_network`` asks for
-it, at most ``BUILD_TIMEOUT_S`` and ``BUILD_OUTPUT_LIMIT`` bytes of output.
+it, at most ``BUILD_TIMEOUT_S`` and ``BUILD_OUTPUT_LIMIT`` bytes of output, ``BUILD_MEMORY_BYTES`` of memory,
+files of ``BUILD_FILE_BYTES`` at most, and all CPUs but one (`build_cpus`): a ladder builds a newcomer while
+its matches play, and a build must not starve their clocks.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ __all__ = ["BUILD_TIMEOUT_S", "BuildResult", "bot_provenance", "run_builds"]
 BUILD_TIMEOUT_S = 300.0
 BUILD_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes of output (stdout and stderr together) a build may print
 BUILD_PROCESSES = 256  # processes of one sandboxed build at once (make -j, a compiler's subprocesses)
+BUILD_MEMORY_BYTES = 4 * 1024**3  # memory a sandboxed build's processes hold together (a cgroup, as root)
+BUILD_FILE_BYTES = 1024**3  # the largest file a sandboxed build may write; its /tmp and /dev/shm hold as much
 _TAIL_LINES = 20
 _TAIL_CHARS = 2000
 
@@ -50,7 +54,17 @@ class BuildResult:
     ok: bool
 
 
-def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) -> dict[str, BuildResult]:
+def build_cpus() -> float:
+    """How many CPUs a sandboxed build may keep busy together: all but one, and at least one."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return float(max(1, cpus - 1))
+
+
+def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S,
+               memory_bytes: int = BUILD_MEMORY_BYTES) -> dict[str, BuildResult]:
     """Run each distinct build command once; return the result for every bot that has a build.
 
     Raises ConfigFileError (file:line of each failed bot's ``build`` key, and the tail of the output) when a
@@ -76,7 +90,7 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S) ->
                                  network=any(bot.build_network for bot in bots),
                                  protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)),
                                  readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths))
-        result, failure = _run(command, config, timeout, access)
+        result, failure = _run(command, config, timeout, access, memory_bytes)
         for i in indexes:
             results[config.bots[i].name] = result
         if failure is not None:
@@ -146,9 +160,10 @@ def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
     return folders
 
 
-def _sandbox(command: str, config: TournamentConfig, access: BuildAccess) -> SandboxPlan:
-    return plan_sandbox(["/bin/sh", "-c", command], config.directory, _shown(config, access), None, BUILD_PROCESSES,
-                        None, None, bot_environment(SANDBOX_TMP), build=access)
+def _sandbox(command: str, config: TournamentConfig, access: BuildAccess, memory_bytes: int) -> SandboxPlan:
+    return plan_sandbox(["/bin/sh", "-c", command], config.directory, _shown(config, access), memory_bytes,
+                        BUILD_PROCESSES, None, BUILD_FILE_BYTES, bot_environment(SANDBOX_TMP), cpus=build_cpus(),
+                        build=access)
 
 
 def _shown(config: TournamentConfig, access: BuildAccess) -> tuple[str, ...]:
@@ -158,16 +173,17 @@ def _shown(config: TournamentConfig, access: BuildAccess) -> tuple[str, ...]:
     return (str(config.directory), *access.readable, *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
 
 
-def _run(command: str, config: TournamentConfig, timeout: float,
-         access: BuildAccess | None = None) -> tuple[BuildResult, str | None]:
+def _run(command: str, config: TournamentConfig, timeout: float, access: BuildAccess | None = None,
+         memory_bytes: int = BUILD_MEMORY_BYTES) -> tuple[BuildResult, str | None]:
     """Run one build, in a sandbox with ``access`` (None: unsandboxed); the failure text is None on success."""
     plan = None
+    out_of_memory = False
     read_end, write_end = os.pipe()
     output = bytearray()
     try:
         try:
             if access is not None:
-                plan = _sandbox(command, config, access)
+                plan = _sandbox(command, config, access, memory_bytes)
                 proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
                                         stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.STDOUT,
                                         start_new_session=True, preexec_fn=plan.preexec, pass_fds=PASS_FDS)
@@ -188,6 +204,7 @@ def _run(command: str, config: TournamentConfig, timeout: float,
             _kill_group(proc)  # what the build left running (or all of it, interrupted or out of time)
             proc.wait()
             if plan is not None:
+                out_of_memory = plan.cgroup is not None and plan.cgroup.oom_kills() > 0
                 plan.release()
     finally:
         os.close(read_end)
@@ -198,6 +215,9 @@ def _run(command: str, config: TournamentConfig, timeout: float,
         return BuildResult(text, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
     if access is not None and proc.returncode == 1 and text.startswith("bwrap:"):
         return BuildResult(text, False), "could not start in the sandbox (docs/SECURITY.md)"
+    if proc.returncode != 0 and out_of_memory:
+        return BuildResult(text, False), (f"ran out of memory: a build's processes may hold {_size(memory_bytes)} "
+                                          "together (docs/SECURITY.md)")
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
@@ -240,6 +260,10 @@ def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout
                 proc.wait(timeout=max(0.0, min(0.2, left)))
             except subprocess.TimeoutExpired:
                 pass
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024**3:g} GiB" if n >= 1024**3 else f"{n / 1024**2:g} MiB"
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
