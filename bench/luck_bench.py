@@ -61,7 +61,16 @@ class PoolMatch:
         return seat0 if self.candidate_seat == 0 else -seat0
 
 
-def load_pool(folder: Path = OUT) -> list[PoolMatch]:
+def load_pool(folders: list[Path]) -> list[PoolMatch]:
+    """Every finished match of the pools in ``folders``; the pair indices of the k-th folder are offset by
+    ``100_000 * k`` (an even number: a pair's half, fitting or measuring, stays the same)."""
+    pool: list[PoolMatch] = []
+    for k, folder in enumerate(folders):
+        pool += _load_folder(folder, 100_000 * k)
+    return pool
+
+
+def _load_folder(folder: Path, offset: int) -> list[PoolMatch]:
     pool: list[PoolMatch] = []
     for name in PAIRS:
         path = folder / f"{name}.db"
@@ -83,7 +92,7 @@ def load_pool(folder: Path = OUT) -> list[PoolMatch]:
                     deals.append(([a - b for a, b in zip(f0, f1, strict=True)] + draws, 1 - d.dealer, d.winner,
                                   d.game_points or 0))
                 seat = 0 if m.seat0 == first else 1
-                pool.append(PoolMatch(name, m.spec.pair_index, seat, 1.0 if m.winner_seat == seat else 0.0,
+                pool.append(PoolMatch(name, offset + m.spec.pair_index, seat, 1.0 if m.winner_seat == seat else 0.0,
                                       deals, rules))
     return pool
 
@@ -257,12 +266,13 @@ def main() -> int:
     p.add_argument("--reps", type=int, default=400)
     p.add_argument("--seed", type=int, default=28)
     p.add_argument("--matches", type=int, default=20_000)
-    p.add_argument("--pool", type=Path, help="measure every pair of the pool in this folder (the fit never saw it)")
+    p.add_argument("--pool", type=Path, nargs="+", help="measure every pair of the pools in these folders (the fit "
+                   "never saw them)")
     args = p.parse_args()
     if args.what == "time":
         time_adjustment(args.matches)
         return 0
-    pool = load_pool(args.pool or OUT)
+    pool = load_pool(args.pool or [OUT])
     if args.what == "fit":
         fit(pool)
     else:

@@ -5,7 +5,8 @@ through the real referee (arena.api.play_match), each pair into its own database
 
 Resumable: a database that already holds its series is continued. Concurrency 1: the machine is shared.
 ``--out`` plays into another folder (bench/out/luck-twin held the pool dealt with the twin rule, whose
-decks differ from the first pool's), ``--only`` plays only the named bot pairs.
+decks differ from the first pool's), ``--only`` plays only the named bot pairs, ``--first-seed`` deals other
+decks (bench/out/luck-twin2 was played from 2900).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ PAIRS = {  # name -> (candidate, opponent)
     "weak-greedy": (WEAK, "bots/c/greedy"),
     "ismcts-ismcts": (STRONG + " --seed 1", STRONG + " --seed 2"),  # one bot, two seeds: the luck alone
 }
-SEEDS = {name: 2800 + i for i, name in enumerate(PAIRS)}
+FIRST_SEED = 2800  # bot pair i plays from seed FIRST_SEED + i
 
 
 def main() -> None:
@@ -35,11 +36,13 @@ def main() -> None:
     p.add_argument("pairs", type=int, nargs="?", default=150)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--only", nargs="+", choices=list(PAIRS), default=list(PAIRS))
+    p.add_argument("--first-seed", type=int, default=FIRST_SEED, help="another pool on other decks")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.only:
         a, b = PAIRS[name]
-        out = play_match(a, b, matches=2 * args.pairs, seed=SEEDS[name], names=(name.split("-")[0] + "A",
+        seed = args.first_seed + list(PAIRS).index(name)
+        out = play_match(a, b, matches=2 * args.pairs, seed=seed, names=(name.split("-")[0] + "A",
                          name.split("-")[1] + "B"), time_control=TimeControl(move_ms=2000), duplicate=True,
                          concurrency=1, db=args.out / f"{name}.db")
         print(name, out.summary["wins"], flush=True)
