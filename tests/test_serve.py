@@ -28,6 +28,7 @@ import trio
 from conftest import ARENA
 from trio_websocket import open_websocket_url
 
+from arena.referee.sandbox import bwrap_problem
 from arena.report.context import read_match_data
 
 LEAVE_S = 3
@@ -475,6 +476,21 @@ def test_bad_command_lines_are_one_line_and_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and words in lines[0] and "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason="the check is the sandbox's")
+def test_a_named_pipe_among_a_registry_bots_files_is_refused_before_serving(tmp_path: Path) -> None:
+    """As `arena run` refuses it: every sandbox showing the bot's folder could open the pipe, so two games of
+    the bot at once would share a channel."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "bot.py").write_text("")
+    os.mkfifo(tmp_path / "bot" / "pipe")
+    (tmp_path / "t.yaml").write_text("name: t\nbots:\n  - {name: piped, command: python3 bot/bot.py}\n"
+                                     "  - {name: other, command: python3 bot/bot.py}\n")
+    done = subprocess.run([*ARENA, "serve", "t.yaml", "--port", "0"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"bot piped: {tmp_path / 'bot' / 'pipe'} is a named pipe" in done.stderr, done.stderr
 
 
 def test_an_address_it_cannot_listen_on_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -92,8 +92,10 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
 
 def _registry(args: argparse.Namespace) -> Any:
+    from arena.referee.sandbox import check_bot_files, resolve_sandbox
     from arena.tournament.build import run_builds
     from arena.tournament.config import load_config, parse_config
+    from arena.tournament.runner import shown_files
 
     if args.config is not None:
         config = load_config(args.config)
@@ -105,6 +107,9 @@ def _registry(args: argparse.Namespace) -> Any:
     run_builds(config)  # the reference ismcts is C: built (once; make does nothing when it is up to date)
     if args.sandbox is not None:
         config = dataclasses.replace(config, sandbox=args.sandbox)
+    if resolve_sandbox(config.sandbox) == "bwrap":  # as `arena run`: no pipe, nothing unreadable among its files
+        for bot in config.bots:
+            check_bot_files(bot.name, shown_files(config, bot.name))
     return config
 
 
