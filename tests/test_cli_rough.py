@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -255,3 +259,24 @@ def test_help_lists_the_exit_codes_the_commands_use(tmp_path: Path):
     # the listed codes are the ones a user meets
     assert arena_cli("rules", "santase").returncode == 0
     assert arena_cli("rules", "santase", "--set", "colour=red").returncode == 2
+
+
+# ------------------------------------------------------------------ what a killed run leaves in /tmp
+def test_the_bot_folders_a_killed_run_left_are_removed_by_the_next_run():
+    """An unsandboxed bot works in a folder of its own in /tmp, named with its referee's pid. A SIGKILLed
+    referee cannot remove it; the next run removes those whose referee is gone, and leaves a running one's."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    base = Path(tempfile.gettempdir())
+    dead, alive = (base / f"arena-greedy-p{pid}-{secrets.token_hex(4)}" for pid in (gone.pid, 1))
+    for folder in (dead, alive):
+        folder.mkdir()
+        (folder / "state").write_text("left behind\n")
+    try:
+        result = arena_cli("match", "python bots/greedy.py", "python bots/random.py", "--matches", "1", "--seed", "4",
+                           "--sandbox", "none")
+        assert result.returncode == 0, result.stderr
+        assert not dead.exists() and (alive / "state").exists()
+    finally:
+        shutil.rmtree(dead, ignore_errors=True)
+        shutil.rmtree(alive, ignore_errors=True)

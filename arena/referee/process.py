@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import re
 import resource
 import select
 import shutil
@@ -126,6 +127,38 @@ def _make_subreaper() -> None:
             _LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     except AttributeError:  # not Linux: orphans go to init as usual
         pass
+
+
+_swept = False
+_WORKDIR = re.compile(r"arena-.*-p(\d+)-[a-z0-9_]{8}")  # what start_bot's mkdtemp makes
+
+
+def _sweep_dead_workdirs() -> None:
+    """Once per referee process: remove the working folders of unsandboxed bots whose referee died without
+    removing them (SIGKILLed: its bots died with it, as its subreaper children). A folder whose referee's pid
+    is running (it, or a process that has its number now) is left alone, as is one of another user."""
+    global _swept
+    if _swept:
+        return
+    _swept = True
+    base = tempfile.gettempdir()
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        match = _WORKDIR.fullmatch(name)
+        if match is None or int(match.group(1)) == os.getpid():
+            continue
+        path = os.path.join(base, name)
+        try:
+            if os.lstat(path).st_uid != os.geteuid() or not os.path.isdir(path):
+                continue
+            os.kill(int(match.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def die_with_parent(parent: int) -> Callable[[], None]:
@@ -751,7 +784,10 @@ async def start_bot(spec: BotSpec, nursery: trio.Nursery, kill_grace: float = 1.
         await nursery.start(bot._run)
         return bot
     own_dir = spec.cwd is None
-    workdir = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-") if own_dir else str(spec.cwd)
+    if own_dir:
+        _sweep_dead_workdirs()
+    # (the referee's pid in the name: a SIGKILLed referee cannot remove its bots' folders, the next one does)
+    workdir = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-p{os.getpid()}-") if own_dir else str(spec.cwd)
     try:
         proc = await trio.lowlevel.open_process(
             list(spec.argv),
