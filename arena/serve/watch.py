@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from arena.serve.app import STATIC, file_response
 from arena.serve.seat import Watched
+from arena.store.store import LuckCache
 
 POLL_S = 0.5
 WATCH_SCRIPT = '<script src="/_serve/watch.js"></script>'
@@ -33,6 +34,7 @@ class Watcher:
         self.out = Path(tempfile.mkdtemp(prefix="arena-serve-watch-"))
         self.watched = Watched()
         self.seen: tuple[float, ...] = ()
+        self.luck: LuckCache = {}  # kept between renders (Store's luck_cache)
 
     def stamp(self) -> tuple[float, ...]:
         out = []
@@ -48,7 +50,7 @@ class Watcher:
         from arena.report import render_report
         from arena.store import Store
 
-        with Store.open_existing(self.db) as store:
+        with Store.open_existing(self.db, luck_cache=self.luck) as store:
             render_report(store, self.out, index_only=index_only, workers=1)
 
     async def first(self) -> None:

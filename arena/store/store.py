@@ -90,19 +90,25 @@ def _read_only_connection(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
 
 
+#: (rules, seed, creation time) of a tournament -> match id -> a finished match's luck (`Store.match_luck`)
+LuckCache = dict[tuple[str, ...], dict[str, float]]
+
+
 class Store:
     """One open tournament database: ``with Store(path) as store:`` closes it at the end of the block (or
     call `close`). Its methods write a tournament, a match at a time, and read it back as typed rows."""
 
-    def __init__(self, path: Path, read_only: bool = False) -> None:
+    def __init__(self, path: Path, read_only: bool = False, luck_cache: LuckCache | None = None) -> None:
         """The database at ``path``, created and migrated as needed. ``read_only`` opens an existing file
         without writing it or its folder; if its schema is older than this arena's, the migrations run on a
-        private copy in the temporary directory (``file``), which `close` removes."""
+        private copy in the temporary directory (``file``), which `close` removes. ``luck_cache``: a dict kept
+        from one store of the database to the next (`serve --watch` opens one per render), so that a finished
+        match's luck (`match_luck`) is computed once."""
         self.path = Path(path)
         self.file = self.path  # the file this store reads and writes: the database, or that private copy
         self._rules: dict[str, RuleSet | None] = {}  # by the tournament's rules text
         self._last_deals: tuple[tuple[str, int] | None, list[StoredDeal]] = (None, [])
-        self._luck: dict[str, dict[str, float]] = {}  # rules text -> match id -> a finished match's luck
+        self._luck: LuckCache = {} if luck_cache is None else luck_cache
         try:
             if read_only:
                 conn = _read_only_connection(self.path)
@@ -153,15 +159,16 @@ class Store:
                 p.unlink(missing_ok=True)
 
     @classmethod
-    def open_existing(cls, path: Path, read_only: bool | None = None) -> Store:
+    def open_existing(cls, path: Path, read_only: bool | None = None,
+                      luck_cache: LuckCache | None = None) -> Store:
         """An existing database that holds a tournament. ``read_only`` (by default: when the file or its
-        folder cannot be written, a read-only mount say) opens it as `Store` says."""
+        folder cannot be written, a read-only mount say) and ``luck_cache`` as `Store` says."""
         path = Path(path)
         if not path.is_file():
             raise StoreError(f"{path}: no such database")
         if read_only is None:
             read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
-        store = cls(path, read_only=read_only)
+        store = cls(path, read_only=read_only, luck_cache=luck_cache)
         if not store.db.table("tournaments").exists() or not store.db.table("tournaments").count:
             store.close()
             raise StoreError(f"{path}: holds no tournament")
@@ -514,11 +521,13 @@ class Store:
 
         A finished match's deals never change, so its luck is kept: the live index, which asks every few
         seconds, computes only the matches finished since (it costs about 0.6 ms a match)."""
-        row = self.db.conn.execute("SELECT rules FROM tournaments WHERE name = ?", [tournament]).fetchone()
+        row = self.db.conn.execute("SELECT rules, seed, created_at FROM tournaments WHERE name = ?",
+                                   [tournament]).fetchone()
         rules = _rules_or_none(row[0]) if row else None
         if rules is None:
             return {}
-        kept = self._luck.setdefault(row[0], {})
+        # (a tournament started afresh in the same file has new match ids or a new creation time)
+        kept = self._luck.setdefault((str(row[0]), str(row[1]), str(row[2])), {})
         done = [r[0] for r in self.db.conn.execute(
             "SELECT id FROM matches WHERE tournament = ? AND status = 'done' ORDER BY ord", [tournament])]
         new = [match_id for match_id in done if match_id not in kept]
