@@ -437,9 +437,8 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     reasons = {k: v for k, v in strings("bg").items() if k.startswith("r_")}
     said = page.evaluate("ks => ks.map(k => arenaI18n.word(k.slice(2).replace(/-/g, ' ')))", list(reasons))
     assert dict(zip(reasons, said, strict=True)) == reasons
-    forfeited = page.evaluate("""() => [" Deal over: forfeited; human gets 3 game points (random: timeout).",
-                                        " Deal over: forfeited; random gets 1 game point (human: disconnect).",
-                                        " Deal over: forfeited."].map(arenaI18n.note)""")
+    forfeited = page.evaluate("""() => [["human", 3, "random", "timeout"], ["random", 1, "human", "disconnect"],
+                                        [null, null, null, null]].map(arenaI18n.forfeitNote)""")
     assert forfeited == [" Раздаването свърши служебно; човек получава 3 точки за играта "
                          "(random: на играч му изтече времето).",
                          " Раздаването свърши служебно; random получава 1 точка за играта (човек: играч напусна).",

@@ -778,7 +778,7 @@ def match_data(
     """
     bots = m.seats
     by_seat = {s.seat: s for s in seats}
-    note = f"{m.terminated_bot}: {m.termination}" if m.termination else None
+    ended_by = (m.terminated_bot or "", m.termination) if m.termination else None
     out_deals: list[dict[str, Any]] = []
     skeleton: list[dict[str, Any]] = []  # per replayed deal: idx, first step, steps (what annotate reads)
     n_steps = 0
@@ -790,7 +790,7 @@ def match_data(
         if row.forfeit:
             d["forfeit"] = 1
         if rules is not None:
-            steps = compact_deal(rules, row, bots, note, score, d)
+            steps = compact_deal(rules, row, bots, ended_by, score, d)
             skeleton.append({"idx": row.idx, "first": n_steps, "steps": steps})
             n_steps += steps
             if row.winner in (0, 1) and isinstance(row.game_points, int):
@@ -893,7 +893,7 @@ def _event_text(ev: Any) -> str:
     raise ValueError(f"an event the report does not know: {kind}")
 
 
-def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_note: str | None,
+def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], ended_by: tuple[str, str] | None,
                  score: Sequence[int], out: dict[str, Any]) -> int:
     """Add a deal's compact replay to ``out`` (its data-file entry) and return its number of replay steps.
 
@@ -908,8 +908,10 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
       an exchange (the card given, the card taken), ``c0`` a close, ``s066`` a declaration of 66 with its
       points, ``e12`` the deal's end (winner, game points);
     - ``why`` (the rules' reason the deal ended), ``final`` (card points at its end, a last-trick bonus
-      included), ``move`` (the seat to move when the replay stops before the deal's end), ``note`` (words
-      for the deal's last step: a forfeit, a result that differs from the database), ``error`` (why the
+      included), ``move`` (the seat to move when the replay stops before the deal's end), ``forfeited``
+      (a deal a forfeit ended: ``[who gets its game points, how many, the bot whose termination ended the
+      match, the termination]``, each null when there is none; ``ended_by`` gives the last two), ``note``
+      (words for the deal's last step: a result that differs from the database), ``error`` (why the
       replay stopped: a corrupt row).
     """
     try:
@@ -963,12 +965,10 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], match_n
     if "error" in out:
         pass
     elif row.forfeit or row.reason == DealEndReason.FORFEIT or r is None:
-        ending = "Deal over: forfeited"
-        if winner in (0, 1):
-            ending += f"; {bots[winner]} gets {gp} game point{'s' if gp != 1 else ''}"
-        if match_note:
-            ending += f" ({match_note})"
-        out["note"] = f" {ending}."
+        # (words, not a sentence: the viewer says it in the page's language)
+        gets = winner in (0, 1)
+        out["forfeited"] = [bots[winner] if gets else None, gp if gets else None,
+                            *(ended_by if ended_by is not None else (None, None))]
     elif winner in (0, 1) and (r.winner, r.game_points) != (winner, gp):
         out["note"] = f" (the database says {bots[winner]} won {gp}: it differs)"
     return 1 + len(acts) + (1 if "error" in out else 0)

@@ -184,16 +184,20 @@ var arenaI18n = (function () {
       });
     });
   }
-  /* the note arena.report.context writes on a forfeited deal's last step, in the page's language */
-  var FORFEIT = /^ Deal over: forfeited(?:; (.*) gets (\d+) game points?)?(?: \((.*): ([a-z-]+)\))?\.$/;
-  function note(text) {
-    var f = lang === "bg" && FORFEIT.exec(text);
-    if (!f) return text;
-    var gp = f[2] === undefined ? "" : "; " + lookUp(BG_NAME, f[1]) + " получава " + f[2] +
-      (f[2] === "1" ? " точка" : " точки") + " за играта";
-    return " Раздаването свърши служебно" + gp + (f[3] === undefined ? "" : " (" + lookUp(BG_NAME, f[3]) + ": " + word(f[4]) + ")") + ".";
+  /* The last step's words of a deal a forfeit ended, in the page's language, from arena.report.context's
+     "forfeited": [who gets the game points, how many, the bot whose termination ended the match, the
+     termination], each null when there is none. */
+  function forfeitNote(f) {
+    var gets = f[0], gp = f[1], bot = f[2], kind = f[3];
+    if (lang === "bg") {
+      return " Раздаването свърши служебно" +
+        (gets === null ? "" : "; " + lookUp(BG_NAME, gets) + " получава " + gp + (gp === 1 ? " точка" : " точки") + " за играта") +
+        (bot === null ? "" : " (" + lookUp(BG_NAME, bot) + ": " + word(kind) + ")") + ".";
+    }
+    return " Deal over: forfeited" + (gets === null ? "" : "; " + gets + " gets " + gp + " game point" + (gp === 1 ? "" : "s")) +
+      (bot === null ? "" : " (" + bot + ": " + kind + ")") + ".";
   }
-  return { lang: lang, t: t, word: word, names: names, note: note, translatePage: translatePage };
+  return { lang: lang, t: t, word: word, names: names, forfeitNote: forfeitNote, translatePage: translatePage };
 })();
 
 var arenaData = (function () {
@@ -329,7 +333,8 @@ var rebuildReplay = (function () {
         if (row.error) steps.push(snap([row.error], [], null, over ? undefined : row.move));
       }
       var last = steps[steps.length - 1];
-      if (row.note) last.label = last.label.concat([arenaI18n.note(row.note)]);
+      if (row.forfeited) last.label = last.label.concat([arenaI18n.forfeitNote(row.forfeited)]);
+      else if (row.note) last.label = last.label.concat([row.note]);
       if ((row.winner === 0 || row.winner === 1) && typeof row.gp === "number") {
         score[row.winner] += row.gp;
         last.score = score.slice();
