@@ -966,9 +966,8 @@ def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], ended_b
         pass
     elif row.forfeit or row.reason == DealEndReason.FORFEIT or r is None:
         # (words, not a sentence: the viewer says it in the page's language)
-        gets = winner in (0, 1)
-        out["forfeited"] = [bots[winner] if gets else None, gp if gets else None,
-                            *(ended_by if ended_by is not None else (None, None))]
+        gets = (bots[winner], gp) if winner == 0 or winner == 1 else (None, None)
+        out["forfeited"] = [*gets, *(ended_by if ended_by is not None else (None, None))]
     elif winner in (0, 1) and (r.winner, r.game_points) != (winner, gp):
         out["note"] = f" (the database says {bots[winner]} won {gp}: it differs)"
     return 1 + len(acts) + (1 if "error" in out else 0)
