@@ -3,7 +3,7 @@
     .venv/bin/python bench/luck_pool.py 250      # first: play the pool (bench/out/luck/*.db), resumable
     .venv/bin/python bench/luck_bench.py fit     # fit G's weights, the game-point shares and beta
     .venv/bin/python bench/luck_bench.py measure [--reps 400]   # variances and SPRT lengths
-    .venv/bin/python bench/luck_bench.py measure --pool bench/out/luck-twin   # every pair of another pool
+    .venv/bin/python bench/luck_bench.py measure --pool bench/out/luck-twin ...   # every pair of other pools
     .venv/bin/python bench/luck_bench.py time [--matches 20000] # the adjustment's cost against the report's
 
 The pool is split by duplicate pair: pairs with an even index fit, pairs with an odd index measure, so the
