@@ -33,7 +33,7 @@ from arena.referee.process import BotSpec
 from arena.referee.record import MatchSpec
 from arena.referee.sandbox import bot_files, bwrap_problem
 from arena.tournament import ConfigFileError, load_config, run_builds
-from arena.tournament.build import build_cpus
+from arena.tournament.build import BuildLimits, build_cpus
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.runner import run_matches
 
@@ -445,10 +445,32 @@ def test_a_build_that_takes_too_much_memory_is_stopped_and_told_why(tmp_path: Pa
     it can say so, and the failure names the memory; under 1 GiB the same build finishes."""
     path = build_config(tmp_path, f"{sys.executable} -c \"x = b'x' * (600 << 20); print('allocated', len(x) >> 20)\"")
     with pytest.raises(ConfigFileError) as info:
-        run_builds(load_config(path), memory_bytes=256 << 20)
+        run_builds(load_config(path), limits=BuildLimits(memory_bytes=256 << 20))
     assert "ran out of memory: a build's processes may hold 256 MiB together" in str(info.value), str(info.value)
     assert "its output:\n    Killed" in str(info.value) and "allocated 600" not in str(info.value)
-    assert run_builds(load_config(path), memory_bytes=1 << 30)["a"].output == "allocated 600\n"
+    assert run_builds(load_config(path), limits=BuildLimits(memory_bytes=1 << 30))["a"].output == "allocated 600\n"
+
+
+def test_a_build_that_would_fill_the_disk_is_stopped(tmp_path: Path) -> None:
+    """The build writes 128 files of 8 MiB, a few a second: it is stopped once it has taken 64 MiB of the
+    disk (give or take what it writes between two looks, and what other programs write meanwhile), before
+    it is done, and the failure says why."""
+    build = "i=0; while [ $i -lt 128 ]; do head -c 8388608 /dev/zero > bot/f$i; i=$((i+1)); sleep 0.05; done"
+    path = build_config(tmp_path, build)
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path), limits=BuildLimits(disk_bytes=64 << 20))
+    said = str(info.value)
+    assert f"wrote more than 64 MiB to the disk of {tmp_path / 'bot'}; it was stopped" in said, said
+    assert len(list((tmp_path / "bot").glob("f*"))) < 128
+
+
+def test_a_build_that_makes_files_without_end_is_stopped(tmp_path: Path) -> None:
+    path = build_config(tmp_path, "mkdir bot/many && cd bot/many && i=0; while [ $i -lt 20000 ]; do : > $i; "
+                                  "i=$((i+1)); done")
+    with pytest.raises(ConfigFileError) as info:
+        run_builds(load_config(path), limits=BuildLimits(disk_files=2000))
+    assert "made more than 2,000 files and folders on the disk of" in str(info.value), str(info.value)
+    assert len(os.listdir(tmp_path / "bot" / "many")) > 2000
 
 
 SPIN = """

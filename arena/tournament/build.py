@@ -8,17 +8,20 @@ A build runs what a stranger wrote (a Makefile, a build script), so it runs in t
 (arena.referee.sandbox, ``build=``): the same namespaces and view of the system, the config's folder
 readable, the folders of the bots it builds writable, no network unless a bot's ``build_network`` asks for
 it, at most ``BUILD_TIMEOUT_S`` and ``BUILD_OUTPUT_LIMIT`` bytes of output, ``BUILD_MEMORY_BYTES`` of memory,
-files of ``BUILD_FILE_BYTES`` at most, and all CPUs but one (`build_cpus`): a ladder builds a newcomer while
-its matches play, and a build must not starve their clocks.
+files of ``BUILD_FILE_BYTES`` at most, ``BUILD_DISK_BYTES`` and ``BUILD_DISK_FILES`` of the disk of the folders
+it writes, and all CPUs but one (`build_cpus`): a ladder builds a stranger's upload while its matches play, and
+a build must neither starve their clocks nor fill the disk their database is on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +38,16 @@ from arena.referee.sandbox import (
 )
 from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
 
-__all__ = ["BUILD_TIMEOUT_S", "BuildResult", "bot_provenance", "run_builds"]
+__all__ = ["BUILD_TIMEOUT_S", "BuildLimits", "BuildResult", "bot_provenance", "run_builds"]
 
 BUILD_TIMEOUT_S = 300.0
 BUILD_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes of output (stdout and stderr together) a build may print
 BUILD_PROCESSES = 256  # processes of one sandboxed build at once (make -j, a compiler's subprocesses)
 BUILD_MEMORY_BYTES = 4 * 1024**3  # memory a sandboxed build's processes hold together (a cgroup, as root)
 BUILD_FILE_BYTES = 1024**3  # the largest file a sandboxed build may write; its /tmp and /dev/shm hold as much
+BUILD_DISK_BYTES = 2 * 1024**3  # what a sandboxed build may take of the free space of the disk it writes
+BUILD_DISK_FILES = 100_000  # files and folders it may make there (a disk runs out of inodes too)
+_DISK_CHECK_S = 0.5  # how often the folders a build writes are measured while it runs
 _TAIL_LINES = 20
 _TAIL_CHARS = 2000
 
@@ -63,8 +69,18 @@ def build_cpus() -> float:
     return float(max(1, cpus - 1))
 
 
+@dataclass(frozen=True)
+class BuildLimits:
+    """What one sandboxed build may use (the module's constants; tests lower them)."""
+
+    timeout: float = BUILD_TIMEOUT_S
+    memory_bytes: int = BUILD_MEMORY_BYTES
+    disk_bytes: int = BUILD_DISK_BYTES
+    disk_files: int = BUILD_DISK_FILES
+
+
 def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S,
-               memory_bytes: int = BUILD_MEMORY_BYTES) -> dict[str, BuildResult]:
+               limits: BuildLimits | None = None) -> dict[str, BuildResult]:
     """Run each distinct build command once; return the result for every bot that has a build.
 
     Raises ConfigFileError (file:line of each failed bot's ``build`` key, and the tail of the output) when a
@@ -90,7 +106,7 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S,
                                  network=any(bot.build_network for bot in bots),
                                  protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)),
                                  readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths))
-        result, failure = _run(command, config, timeout, access, memory_bytes)
+        result, failure = _run(command, config, dataclasses.replace(limits or BuildLimits(), timeout=timeout), access)
         for i in indexes:
             results[config.bots[i].name] = result
         if failure is not None:
@@ -173,17 +189,18 @@ def _shown(config: TournamentConfig, access: BuildAccess) -> tuple[str, ...]:
     return (str(config.directory), *access.readable, *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
 
 
-def _run(command: str, config: TournamentConfig, timeout: float, access: BuildAccess | None = None,
-         memory_bytes: int = BUILD_MEMORY_BYTES) -> tuple[BuildResult, str | None]:
+def _run(command: str, config: TournamentConfig, limits: BuildLimits,
+         access: BuildAccess | None = None) -> tuple[BuildResult, str | None]:
     """Run one build, in a sandbox with ``access`` (None: unsandboxed); the failure text is None on success."""
     plan = None
     out_of_memory = False
+    disk = _DiskWatch(access.writable, limits) if access is not None else None
     read_end, write_end = os.pipe()
     output = bytearray()
     try:
         try:
             if access is not None:
-                plan = _sandbox(command, config, access, memory_bytes)
+                plan = _sandbox(command, config, access, limits.memory_bytes)
                 proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
                                         stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.STDOUT,
                                         start_new_session=True, preexec_fn=plan.preexec, pass_fds=PASS_FDS)
@@ -199,7 +216,7 @@ def _run(command: str, config: TournamentConfig, timeout: float, access: BuildAc
         finally:
             os.close(write_end)
         try:
-            ended = _collect(proc, read_end, output, timeout)
+            ended = _collect(proc, read_end, output, limits.timeout, disk)
         finally:
             _kill_group(proc)  # what the build left running (or all of it, interrupted or out of time)
             proc.wait()
@@ -210,14 +227,17 @@ def _run(command: str, config: TournamentConfig, timeout: float, access: BuildAc
         os.close(read_end)
     text = bytes(output[:BUILD_OUTPUT_LIMIT]).decode("utf-8", "replace")
     if ended == "timeout":
-        return BuildResult(text, False), f"did not finish within {timeout:g} s"
+        return BuildResult(text, False), f"did not finish within {limits.timeout:g} s"
+    if disk is not None and (ended == "disk" or disk.over() is not None):  # (again: it may have been quick)
+        return BuildResult(text, False), f"{disk.over()}; it was stopped (docs/SECURITY.md)"
     if ended == "output":
         return BuildResult(text, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
     if access is not None and proc.returncode == 1 and text.startswith("bwrap:"):
         return BuildResult(text, False), "could not start in the sandbox (docs/SECURITY.md)"
     if proc.returncode != 0 and out_of_memory:
-        return BuildResult(text, False), (f"ran out of memory: a build's processes may hold {_size(memory_bytes)} "
-                                          "together (docs/SECURITY.md)")
+        limit = _size(limits.memory_bytes)
+        return BuildResult(text, False), f"ran out of memory: a build's processes may hold {limit} together " \
+                                         "(docs/SECURITY.md)"
     if proc.returncode != 0:
         how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
                else f"failed with exit status {proc.returncode}")
@@ -228,9 +248,52 @@ def _run(command: str, config: TournamentConfig, timeout: float, access: BuildAc
     return BuildResult(text, True), None
 
 
-def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout: float) -> str:
-    """Read the build's output into ``output`` until its shell exits: "exit", "timeout", or "output" as soon as
-    it has printed more than BUILD_OUTPUT_LIMIT (read as it comes, so no more than that is ever kept).
+class _DiskWatch:
+    """What a build takes of the disks of the folders it may write, against its limits: their free space and
+    free inodes before it starts, then every ``_DISK_CHECK_S`` (a build writing at full speed overshoots by
+    what it writes in that time). A disk's free space, not the folders' size: it costs one system call
+    however many files a folder holds, and it is what a full disk takes from everyone else. (Another program
+    writing gigabytes to the same disk meanwhile would count too.)"""
+
+    def __init__(self, folders: Sequence[str], limits: BuildLimits) -> None:
+        self.limits = limits
+        self.disks: dict[int, str] = {}  # one folder per file system
+        for folder in folders:
+            try:
+                self.disks.setdefault(os.stat(folder).st_dev, folder)
+            except OSError:
+                pass
+        self.before = {dev: self._free(folder) for dev, folder in self.disks.items()}
+        self.checked = time.monotonic()
+
+    @staticmethod
+    def _free(folder: str) -> tuple[int, int]:
+        try:
+            st = os.statvfs(folder)
+        except OSError:
+            return 0, 0
+        return st.f_bavail * st.f_frsize, st.f_favail
+
+    def due(self) -> bool:
+        return time.monotonic() - self.checked >= _DISK_CHECK_S
+
+    def over(self) -> str | None:
+        """Why the build has written too much, or None."""
+        self.checked = time.monotonic()
+        for dev, folder in self.disks.items():
+            size, files = self._free(folder)
+            if self.before[dev][1] - files > self.limits.disk_files:
+                return f"made more than {self.limits.disk_files:,} files and folders on the disk of {folder}"
+            if self.before[dev][0] - size > self.limits.disk_bytes:
+                return f"wrote more than {_size(self.limits.disk_bytes)} to the disk of {folder}"
+        return None
+
+
+def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout: float,
+             disk: _DiskWatch | None = None) -> str:
+    """Read the build's output into ``output`` until its shell exits: "exit", "timeout", "output" as soon as
+    it has printed more than BUILD_OUTPUT_LIMIT (read as it comes, so no more than that is ever kept), or
+    "disk" once it has written more than ``disk`` allows.
 
     The build is over when its shell exits, even where it left a process behind (`server &`) that holds the
     pipe open: what is in the pipe then is read, and nothing is waited for."""
@@ -255,6 +318,8 @@ def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout
             return "exit"
         if left <= 0:
             return "timeout"
+        if disk is not None and disk.due() and disk.over() is not None:
+            return "disk"
         if not open_pipe:
             try:
                 proc.wait(timeout=max(0.0, min(0.2, left)))
