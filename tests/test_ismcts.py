@@ -59,6 +59,22 @@ def test_plays_full_matches_at_20ms_without_a_termination(variant: list[str], tm
     assert len(medians) == 2 and all(m <= 20 + 50 for m in medians), medians  # the move time and its grace
 
 
+def test_iters_beyond_what_the_time_allows_still_answers_in_time(tmp_path: Path) -> None:
+    """--iters asks for far more iterations than 100 ms a move allow: the bot replies within half the time
+    rather than forfeit (without the cap it would think for minutes, through its bank)."""
+    db = tmp_path / "m.db"
+    result = arena("match", f"{BOT} --iters 1000000000", "bots/c/greedy", "--matches", "1", "--seed", "5",
+                   "--move-time", "100", "--bank", "60s", "--db", str(db), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]
+    with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as con:
+        assert [r for (r,) in con.execute("SELECT reason FROM matches")] == ["target"]
+        [median] = [m for (m,) in con.execute("SELECT think_median_ms FROM seats WHERE bot = 'ismcts'")]
+    con.close()
+    assert median <= 100, median
+
+
 # ------------------------------------------------------------------ the sampler
 
 

@@ -17,7 +17,8 @@
  * - Results are scored by match equity: a deal's game points are worth what they change in the chance of
  *   winning the match, so 3 game points matter less when 1 wins the match.
  * - It thinks for --ms (default 1000) or 30% of the turn's time=, whichever is less, minus 2 ms; --iters N
- *   fixes the number of iterations instead, which makes every decision reproducible for a --seed. Each
+ *   fixes the number of iterations instead, which makes every decision reproducible for a --seed, unless
+ *   half of the turn's time= runs out first (a busy machine: a late reply would forfeit the match). Each
  *   decision seeds its generator from --seed, the match id, the deal and the turn, so the random choices
  *   never depend on how long earlier searches ran.
  * - Before each reply it writes an `info` line with its figures: mode, iterations, the best action's value
@@ -675,9 +676,10 @@ static void iterate(int me) {
 
 struct decision { int action; long iterations; double value; const char *mode; };
 
-/* The clock is read every `every` iterations (a power of two): often enough, and not on every playout. */
+/* The clock is read every `every` iterations (a power of two): often enough, and not on every playout. With
+ * --iters the deadline is only a cap against forfeiting on time. */
 static int time_up(double deadline, long it, long iters_fixed, long every) {
-    if (iters_fixed > 0) return it >= iters_fixed;
+    if (iters_fixed > 0 && it >= iters_fixed) return 1;
     return (it & (every - 1)) == 0 && now_ms() >= deadline;
 }
 
@@ -908,6 +910,7 @@ int main(int argc, char **argv) {
             if (V.nlegal == 0) { fprintf(stderr, "ismcts: turn without legal=\n"); return 1; }
             double budget = 0.3 * V.time_ms - 2;
             if (budget > max_ms) budget = max_ms;
+            if (iters_fixed > 0) budget = V.time_ms > 0 ? 0.5 * V.time_ms : 1e12; /* a cap only */
             if (budget < 1) budget = 1;
             rng_state = seed ^ hash_text(match_id) ^ ((uint64_t)V.deal_index << 40) ^ ((uint64_t)V.turn_index << 20);
             set_deal_values(V.score[0], V.score[1]);
