@@ -79,7 +79,7 @@ class BuildLimits:
     disk_files: int = BUILD_DISK_FILES
 
 
-def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S,
+def run_builds(config: TournamentConfig, *, timeout: float | None = None,
                limits: BuildLimits | None = None) -> dict[str, BuildResult]:
     """Run each distinct build command once; return the result for every bot that has a build.
 
@@ -92,6 +92,9 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S,
         if bot.build is not None:
             by_command.setdefault(bot.build, []).append(index)
 
+    limits = limits or BuildLimits()
+    if timeout is not None:
+        limits = dataclasses.replace(limits, timeout=timeout)
     results: dict[str, BuildResult] = {}
     problems: list[Problem] = []
     sandboxed = (config.sandbox if config.sandbox in ("bwrap", "none") else resolve_sandbox(config.sandbox)) == "bwrap"
@@ -106,7 +109,7 @@ def run_builds(config: TournamentConfig, *, timeout: float = BUILD_TIMEOUT_S,
                                  network=any(bot.build_network for bot in bots),
                                  protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)),
                                  readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths))
-        result, failure = _run(command, config, dataclasses.replace(limits or BuildLimits(), timeout=timeout), access)
+        result, failure = _run(command, config, limits, access)
         for i in indexes:
             results[config.bots[i].name] = result
         if failure is not None:
@@ -228,8 +231,8 @@ def _run(command: str, config: TournamentConfig, limits: BuildLimits,
     text = bytes(output[:BUILD_OUTPUT_LIMIT]).decode("utf-8", "replace")
     if ended == "timeout":
         return BuildResult(text, False), f"did not finish within {limits.timeout:g} s"
-    if disk is not None and (ended == "disk" or disk.over() is not None):  # (again: it may have been quick)
-        return BuildResult(text, False), f"{disk.over()}; it was stopped (docs/SECURITY.md)"
+    if disk is not None and (disk.reason or disk.over()):  # (looked at again: a quick build may be done)
+        return BuildResult(text, False), f"{disk.reason}; it was stopped (docs/SECURITY.md)"
     if ended == "output":
         return BuildResult(text, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
     if access is not None and proc.returncode == 1 and text.startswith("bwrap:"):
@@ -265,6 +268,7 @@ class _DiskWatch:
                 pass
         self.before = {dev: self._free(folder) for dev, folder in self.disks.items()}
         self.checked = time.monotonic()
+        self.reason: str | None = None  # the first time it was over
 
     @staticmethod
     def _free(folder: str) -> tuple[int, int]:
@@ -278,14 +282,16 @@ class _DiskWatch:
         return time.monotonic() - self.checked >= _DISK_CHECK_S
 
     def over(self) -> str | None:
-        """Why the build has written too much, or None."""
+        """Why the build has written too much (kept in ``reason``), or None."""
         self.checked = time.monotonic()
         for dev, folder in self.disks.items():
             size, files = self._free(folder)
             if self.before[dev][1] - files > self.limits.disk_files:
-                return f"made more than {self.limits.disk_files:,} files and folders on the disk of {folder}"
-            if self.before[dev][0] - size > self.limits.disk_bytes:
-                return f"wrote more than {_size(self.limits.disk_bytes)} to the disk of {folder}"
+                self.reason = f"made more than {self.limits.disk_files:,} files and folders on the disk of {folder}"
+            elif self.before[dev][0] - size > self.limits.disk_bytes:
+                self.reason = f"wrote more than {_size(self.limits.disk_bytes)} to the disk of {folder}"
+            if self.reason is not None:
+                return self.reason
         return None
 
 
