@@ -778,7 +778,7 @@ def match_data(
     """
     bots = m.seats
     by_seat = {s.seat: s for s in seats}
-    ended_by = (m.terminated_bot or "", m.termination) if m.termination else None
+    ended_by = (m.terminated_bot, m.termination) if m.termination else None
     out_deals: list[dict[str, Any]] = []
     skeleton: list[dict[str, Any]] = []  # per replayed deal: idx, first step, steps (what annotate reads)
     n_steps = 0
@@ -893,7 +893,7 @@ def _event_text(ev: Any) -> str:
     raise ValueError(f"an event the report does not know: {kind}")
 
 
-def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], ended_by: tuple[str, str] | None,
+def compact_deal(rules: RuleSet, row: StoredDeal, bots: tuple[str, str], ended_by: tuple[str | None, str] | None,
                  score: Sequence[int], out: dict[str, Any]) -> int:
     """Add a deal's compact replay to ``out`` (its data-file entry) and return its number of replay steps.
 

@@ -192,10 +192,10 @@ var arenaI18n = (function () {
     if (lang === "bg") {
       return " Раздаването свърши служебно" +
         (gets === null ? "" : "; " + lookUp(BG_NAME, gets) + " получава " + gp + (gp === 1 ? " точка" : " точки") + " за играта") +
-        (bot === null ? "" : " (" + lookUp(BG_NAME, bot) + ": " + word(kind) + ")") + ".";
+        (kind === null ? "" : " (" + (bot === null ? "" : lookUp(BG_NAME, bot) + ": ") + word(kind) + ")") + ".";
     }
     return " Deal over: forfeited" + (gets === null ? "" : "; " + gets + " gets " + gp + " game point" + (gp === 1 ? "" : "s")) +
-      (bot === null ? "" : " (" + bot + ": " + kind + ")") + ".";
+      (kind === null ? "" : " (" + (bot === null ? "" : bot + ": ") + kind + ")") + ".";
   }
   return { lang: lang, t: t, word: word, names: names, forfeitNote: forfeitNote, translatePage: translatePage };
 })();
