@@ -364,3 +364,18 @@ def test_mean_sprt_keeps_its_error_rates() -> None:
             h1 += sprt.verdict == "H1"
         rate = h1 / 200 if not want_h1 else 1 - h1 / 200
         assert rate <= 0.09, (truth, rate)
+
+
+@pytest.mark.parametrize(("elo1", "per_unit"), [(50, 1), (200, 1), (200, 2)])
+def test_mean_sprt_keeps_alpha_when_its_first_units_look_alike(elo1: int, per_unit: int) -> None:
+    # Matches that are fair coin tosses (the truth is elo0 = 0; an adjusted score with beta = 0): a short run
+    # of wins has almost no spread, and a test that takes the variance estimated from it as known accepted
+    # H1 in 10% (elo1 = 50) to 27% (elo1 = 200, one match a unit) of runs, alpha being 5%.
+    rng = random.Random(elo1 * 10 + per_unit)
+    runs, h1 = 1000, 0
+    for _ in range(runs):
+        sprt = MeanSprt(0, elo1, per_unit=per_unit)
+        while sprt.verdict is None:
+            sprt.update(sum(rng.random() < 0.5 for _ in range(per_unit)) / per_unit)
+        h1 += sprt.verdict == "H1"
+    assert h1 / runs <= 0.07, h1 / runs
