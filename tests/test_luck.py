@@ -379,3 +379,17 @@ def test_mean_sprt_keeps_alpha_when_its_first_units_look_alike(elo1: int, per_un
             sprt.update(sum(rng.random() < 0.5 for _ in range(per_unit)) / per_unit)
         h1 += sprt.verdict == "H1"
     assert h1 / runs <= 0.07, h1 / runs
+
+
+def test_the_luck_intervals_do_not_shrink_to_a_point_when_the_first_units_agree() -> None:
+    # a bot that wins 90% of its matches wins all of its first 5 in 59% of series; an interval from their
+    # spread alone is then [100%, 100%] and misses the truth: a "95% interval" that covered it 41% of the time
+    rng = random.Random(5)
+    covered, runs = 0, 1000
+    for _ in range(runs):
+        fig = luck_adjusted([(float(rng.random() < 0.9), 0.0) for _ in range(5)], paired=False)
+        assert fig is not None
+        covered += fig.raw_lo <= 0.9 <= fig.raw_hi and fig.lo <= 0.9 <= fig.hi
+    assert covered / runs >= 0.93, covered / runs
+    one = luck_adjusted([(1.0, 0.1)], paired=True)
+    assert one is not None and one.lo < one.score < one.hi and one.raw_lo < 1.0 < one.raw_hi

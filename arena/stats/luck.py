@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.stats.results import Z95, Result, units
+from arena.stats.sprt import MeanSprt
 
 #: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
 #: deals, bench/luck_bench.py fit).
@@ -72,9 +73,10 @@ class LuckAdjusted:
     """A bot's mean score against one opponent, raw and luck-adjusted, with 95% intervals.
 
     The unit is the duplicate pair when ``paired`` (the mean of its two matches), else the match: the
-    intervals are normal ones from the units' spread, ``mean ± 1.96 sd / sqrt(units)``. ``variance_ratio``
-    is the adjusted score's variance over the raw score's: the share of matches the adjustment needs for
-    the same precision."""
+    intervals are normal ones from the units' spread, ``mean ± 1.96 sd / sqrt(units)``, the variance pooled
+    with two virtual units of a unit's coin-toss variance (0.25 a match, 0.125 a pair) as MeanSprt's is.
+    ``variance_ratio`` is the adjusted score's variance over the raw score's (without the virtual units):
+    the share of matches the adjustment needs for the same precision."""
 
     units: int
     paired: bool
@@ -103,7 +105,10 @@ def luck_adjusted(units: Sequence[tuple[float, float]], paired: bool, beta: floa
     m_raw, v_raw = _mean_var(raw)
     m_adj, v_adj = _mean_var(adj)
     n = len(units)
-    h_raw, h_adj = Z95 * math.sqrt(v_raw / n), Z95 * math.sqrt(v_adj / n)
+    # the interval's variance starts from MeanSprt's virtual units (a unit's variance were its matches coin
+    # tosses): the spread of a few alike units, 0 for a bot that won them all, is no 95% interval
+    virtual = MeanSprt.PRIOR_UNITS, MeanSprt.PRIOR_VARIANCE / (2 if paired else 1)
+    h_raw, h_adj = (Z95 * math.sqrt(_with_virtual(v, n, *virtual) / n) for v in (v_raw, v_adj))
     return LuckAdjusted(n, paired, m_raw, m_raw - h_raw, m_raw + h_raw, m_adj, m_adj - h_adj, m_adj + h_adj,
                         v_adj / v_raw if v_raw > 0 else None)
 
@@ -112,6 +117,11 @@ def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
     n = len(xs)
     mean = sum(xs) / n
     return mean, (sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0)
+
+
+def _with_virtual(variance: float, n: int, units: int, prior: float) -> float:
+    """The sample ``variance`` of ``n`` units pooled with ``units`` virtual units of variance ``prior``."""
+    return ((n - 1) * variance + units * prior) / (n - 1 + units)
 
 
 def luck_table(results: Sequence[Result], lucks: Sequence[float], beta: float = BETA) -> dict[str, LuckAdjusted]:
