@@ -392,4 +392,7 @@ def test_the_luck_intervals_do_not_shrink_to_a_point_when_the_first_units_agree(
         covered += fig.raw_lo <= 0.9 <= fig.raw_hi and fig.lo <= 0.9 <= fig.hi
     assert covered / runs >= 0.93, covered / runs
     one = luck_adjusted([(1.0, 0.1)], paired=True)
-    assert one is not None and one.lo < one.score < one.hi and one.raw_lo < 1.0 < one.raw_hi
+    assert one is not None and one.lo < one.score < one.hi and one.raw_lo < 1.0 == one.raw_hi
+    # the raw score's interval is of a share of matches won: within [0, 1]
+    lost = luck_adjusted([(0.0, 0.1)], paired=False)
+    assert lost is not None and lost.score < 0 and lost.lo < lost.raw_lo == 0.0 < lost.raw_hi < 1.0

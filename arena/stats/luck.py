@@ -109,7 +109,9 @@ def luck_adjusted(units: Sequence[tuple[float, float]], paired: bool, beta: floa
     # tosses): the spread of a few alike units, 0 for a bot that won them all, is no 95% interval
     virtual = MeanSprt.PRIOR_UNITS, MeanSprt.PRIOR_VARIANCE / (2 if paired else 1)
     h_raw, h_adj = (Z95 * math.sqrt(_with_virtual(v, n, *virtual) / n) for v in (v_raw, v_adj))
-    return LuckAdjusted(n, paired, m_raw, m_raw - h_raw, m_raw + h_raw, m_adj, m_adj - h_adj, m_adj + h_adj,
+    # a share of matches won lies in [0, 1]; the adjusted score, and so its interval, may leave it
+    raw_lo, raw_hi = max(m_raw - h_raw, 0.0), min(m_raw + h_raw, 1.0)
+    return LuckAdjusted(n, paired, m_raw, raw_lo, raw_hi, m_adj, m_adj - h_adj, m_adj + h_adj,
                         v_adj / v_raw if v_raw > 0 else None)
 
 
