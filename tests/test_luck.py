@@ -396,3 +396,23 @@ def test_the_luck_intervals_do_not_shrink_to_a_point_when_the_first_units_agree(
     # the raw score's interval is of a share of matches won: within [0, 1]
     lost = luck_adjusted([(0.0, 0.1)], paired=False)
     assert lost is not None and lost.score < 0 and lost.lo < lost.raw_lo == 0.0 < lost.raw_hi < 1.0
+
+
+def test_the_luck_figure_counts_matches_when_a_series_ends_with_a_match_without_its_twin() -> None:
+    # arena match --matches 5: two duplicate pairs and a fifth match. The raw score is the share of matches
+    # won, as the standings say (2 of 5, not the mean of the three units' means, 1/2), and the summary
+    # names the units as they are
+    from arena.api import summarize
+    from arena.cli.match import format_summary
+    from arena.stats import MatchFacts
+
+    winners = ["A", "B", "B", "B", "A"]  # matches 0-1 and 2-3 are pairs, seats swapped
+    facts = [MatchFacts(f"m{k}", ("A", "B") if k % 2 == 0 else ("B", "A"), 0 if w == ("A" if k % 2 == 0 else "B")
+                        else 1, (11, 0)) for k, w in enumerate(winners)]
+    pair_of = {f"m{k}": (f"p{k // 2}" if k < 4 else None) for k in range(5)}
+    summary = summarize(("A", "B"), facts, preset("santase"), 1, {f"m{k}": 0.0 for k in range(5)}, pair_of)
+    fig = summary["luck_adjusted"]
+    assert fig["raw"] == pytest.approx(2 / 5) and fig["adjusted"] == pytest.approx(2 / 5) and fig["matches"] == 5
+    line = next(x for x in format_summary(summary).splitlines() if "luck-adjusted" in x)
+    assert line.endswith("over 2 duplicate pairs and 1 match"), line
+    assert "Score of A: 40.0%" in line
