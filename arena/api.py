@@ -607,18 +607,18 @@ def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSe
     totals = standings(facts, bots=names)
     elo = None
     decided = [r for r in facts if r.winner is not None]
+    # the two matches of a duplicate pair are one unit of every interval, as in the report (STATISTICS.md)
+    results = {r.match_id: Result(r.bots[0], r.bots[1], 1.0 if r.winner == 0 else 0.0, (pair_of or {}).get(r.match_id))
+               for r in decided}
     luck = None
     if decided and lucks is not None:
-        scored = [r for r in decided if r.match_id in lucks]
-        table = luck_table([Result(r.bots[0], r.bots[1], 1.0 if r.winner == 0 else 0.0,
-                                   (pair_of or {}).get(r.match_id)) for r in scored],
-                           [lucks[r.match_id] for r in scored])
+        scored = [match_id for match_id in results if match_id in lucks]
+        table = luck_table([results[m] for m in scored], [lucks[m] for m in scored])
         luck = table[names[0]].as_dict() if names[0] in table else None
     if decided:
         from arena.stats import ratings
 
-        results = [Result(r.bots[0], r.bots[1], 1.0 if r.winner == 0 else 0.0, r.match_id) for r in decided]
-        rt = ratings(results, anchor=names[1], bootstrap=300, seed=seed)
+        rt = ratings(list(results.values()), anchor=names[1], bootstrap=300, seed=seed)
         a = rt[names[0]]
         elo = {"bot": names[0], "against": names[1], "elo": round(a.elo, 1),
                "interval": None if a.lo is None or a.hi is None else [round(a.lo, 1), round(a.hi, 1)]}

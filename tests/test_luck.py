@@ -364,3 +364,55 @@ def test_mean_sprt_keeps_its_error_rates() -> None:
             h1 += sprt.verdict == "H1"
         rate = h1 / 200 if not want_h1 else 1 - h1 / 200
         assert rate <= 0.09, (truth, rate)
+
+
+@pytest.mark.parametrize(("elo1", "per_unit"), [(50, 1), (200, 1), (200, 2)])
+def test_mean_sprt_keeps_alpha_when_its_first_units_look_alike(elo1: int, per_unit: int) -> None:
+    # Matches that are fair coin tosses (the truth is elo0 = 0; an adjusted score with beta = 0): a short run
+    # of wins has almost no spread, and a test that takes the variance estimated from it as known accepted
+    # H1 in 10% (elo1 = 50) to 27% (elo1 = 200, one match a unit) of runs, alpha being 5%.
+    rng = random.Random(elo1 * 10 + per_unit)
+    runs, h1 = 1000, 0
+    for _ in range(runs):
+        sprt = MeanSprt(0, elo1, per_unit=per_unit)
+        while sprt.verdict is None:
+            sprt.update(sum(rng.random() < 0.5 for _ in range(per_unit)) / per_unit)
+        h1 += sprt.verdict == "H1"
+    assert h1 / runs <= 0.07, h1 / runs
+
+
+def test_the_luck_intervals_do_not_shrink_to_a_point_when_the_first_units_agree() -> None:
+    # a bot that wins 90% of its matches wins all of its first 5 in 59% of series; an interval from their
+    # spread alone is then [100%, 100%] and misses the truth: a "95% interval" that covered it 41% of the time
+    rng = random.Random(5)
+    covered, runs = 0, 1000
+    for _ in range(runs):
+        fig = luck_adjusted([(float(rng.random() < 0.9), 0.0) for _ in range(5)], paired=False)
+        assert fig is not None
+        covered += fig.raw_lo <= 0.9 <= fig.raw_hi and fig.lo <= 0.9 <= fig.hi
+    assert covered / runs >= 0.93, covered / runs
+    one = luck_adjusted([(1.0, 0.1)], paired=True)
+    assert one is not None and one.lo < one.score < one.hi and one.raw_lo < 1.0 == one.raw_hi
+    # the raw score's interval is of a share of matches won: within [0, 1]
+    lost = luck_adjusted([(0.0, 0.1)], paired=False)
+    assert lost is not None and lost.score < 0 and lost.lo < lost.raw_lo == 0.0 < lost.raw_hi < 1.0
+
+
+def test_the_luck_figure_counts_matches_when_a_series_ends_with_a_match_without_its_twin() -> None:
+    # arena match --matches 5: two duplicate pairs and a fifth match. The raw score is the share of matches
+    # won, as the standings say (2 of 5, not the mean of the three units' means, 1/2), and the summary
+    # names the units as they are
+    from arena.api import summarize
+    from arena.cli.match import format_summary
+    from arena.stats import MatchFacts
+
+    winners = ["A", "B", "B", "B", "A"]  # matches 0-1 and 2-3 are pairs, seats swapped
+    facts = [MatchFacts(f"m{k}", ("A", "B") if k % 2 == 0 else ("B", "A"), 0 if w == ("A" if k % 2 == 0 else "B")
+                        else 1, (11, 0)) for k, w in enumerate(winners)]
+    pair_of = {f"m{k}": (f"p{k // 2}" if k < 4 else None) for k in range(5)}
+    summary = summarize(("A", "B"), facts, preset("santase"), 1, {f"m{k}": 0.0 for k in range(5)}, pair_of)
+    fig = summary["luck_adjusted"]
+    assert fig["raw"] == pytest.approx(2 / 5) and fig["adjusted"] == pytest.approx(2 / 5) and fig["matches"] == 5
+    line = next(x for x in format_summary(summary).splitlines() if "luck-adjusted" in x)
+    assert line.endswith("over 2 duplicate pairs and 1 match"), line
+    assert "Score of A: 40.0%" in line

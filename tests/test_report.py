@@ -423,6 +423,17 @@ def test_index_has_standings_for_every_bot(real: tuple[Store, Path]) -> None:
     assert rows["garbage"][3:5] == ["0", "4"]  # won, lost
     assert "malformed 4" in rows["garbage"][9]
     assert all("%" in r[6] and "[" in r[6] for r in rows.values()), "every bot's luck-adjusted score, interval"
+    # the figures are arena.stats.luck_table's over the stored matches, duplicate pairs as units
+    from arena.stats import Result, luck_table
+
+    t, matches = ctx.load_matches(store)
+    pair_of, lucks = ctx.pair_keys(matches), store.match_luck(t.name)
+    decided = [m for m in matches if m.done and m.winner_seat in (0, 1)]
+    table = luck_table([Result(m.seat0, m.seat1, 1.0 - m.winner_seat, pair_of[m.match_id]) for m in decided],
+                       [lucks[m.match_id] for m in decided])
+    for bot, fig in table.items():
+        assert rows[bot][6].split() == [f"{100 * fig.score:.1f}%", f"[{100 * fig.lo:.0f}%,", f"{100 * fig.hi:.0f}%]"]
+    assert "dealt and drawn" in html, "the standings say what the luck is made of"
     assert rows["greedy"][0] in ("1", "2")
     page = parse(report / "index.html")
     assert "real" in "".join(page.text)

@@ -99,3 +99,27 @@ def test_head_to_head_los_classic_formula():
         res += pair(n, "a", "b", x, y)
     assert pairings(res)["a", "b"].los == pytest.approx(0.5 * (1 + math.erf(4 / math.sqrt(2 * 6))))
     assert pairings(pair(0, "a", "b", 1, 0))["a", "b"].los == 0.5
+
+
+def test_arena_match_summary_resamples_a_duplicate_pair_as_one_unit() -> None:
+    # 60 pairs that split 1-1 and 20 that A wins twice: the split pairs say little about who is better, and
+    # drawing their two halves independently would add noise they do not have (a wider Elo interval)
+    from arena.api import summarize
+    from arena.game import preset
+    from arena.stats import MatchFacts, ratings
+
+    facts, pair_of, results = [], {}, []
+    for k in range(80):
+        for half in (0, 1):
+            seats = ("A", "B") if half == 0 else ("B", "A")
+            a_wins = k >= 60 or half == 0
+            winner = seats.index("A") if a_wins else seats.index("B")
+            match_id = f"m{k}-{half}"
+            facts.append(MatchFacts(match_id, seats, winner, (11, 0) if winner == 0 else (0, 11)))
+            pair_of[match_id] = f"p{k}"
+            results.append(Result(seats[0], seats[1], 1.0 if winner == 0 else 0.0, f"p{k}"))
+    summary = summarize(("A", "B"), facts, preset("santase"), 5, {}, pair_of)
+    paired = ratings(results, anchor="B", bootstrap=300, seed=5)["A"]
+    assert summary["elo_difference"]["interval"] == [round(paired.lo, 1), round(paired.hi, 1)]
+    alone = ratings([Result(r.first, r.second, r.score) for r in results], anchor="B", bootstrap=300, seed=5)["A"]
+    assert paired.hi - paired.lo < 0.8 * (alone.hi - alone.lo)

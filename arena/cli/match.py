@@ -205,9 +205,10 @@ def format_summary(s: dict[str, Any]) -> str:
     if luck:
         lo, hi = luck["interval"]
         raw_lo, raw_hi = luck["raw_interval"]
-        units = f"{luck['units']} {'duplicate pair' if luck['unit'] == 'pair' else 'match'}"
-        if luck["units"] != 1:
-            units += "es" if luck["unit"] == "match" else "s"
+        pairs = luck["matches"] - luck["units"]  # (a unit holds one match or a pair's two)
+        single = luck["units"] - pairs
+        units = " and ".join(f"{k} {word}{'' if k == 1 else plural}" for k, word, plural in (
+            (pairs, "duplicate pair", "s"), (single, "match", "es")) if k)
         lines.append(f"  Score of {a}: {100 * luck['raw']:.1f}% (95% interval {100 * raw_lo:.1f} to "
                      f"{100 * raw_hi:.1f}); luck-adjusted {100 * luck['adjusted']:.1f}% ({100 * lo:.1f} to "
                      f"{100 * hi:.1f}), over {units}")

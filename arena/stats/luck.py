@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.stats.results import Z95, Result, units
+from arena.stats.sprt import MeanSprt
 
 #: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
 #: deals, bench/luck_bench.py fit).
@@ -72,9 +73,10 @@ class LuckAdjusted:
     """A bot's mean score against one opponent, raw and luck-adjusted, with 95% intervals.
 
     The unit is the duplicate pair when ``paired`` (the mean of its two matches), else the match: the
-    intervals are normal ones from the units' spread, ``mean ± 1.96 sd / sqrt(units)``. ``variance_ratio``
-    is the adjusted score's variance over the raw score's: the share of matches the adjustment needs for
-    the same precision."""
+    intervals are normal ones from the units' spread, ``mean ± 1.96 sd / sqrt(units)``, the variance pooled
+    with two virtual units of a unit's coin-toss variance (0.25 a match, 0.125 a pair) as MeanSprt's is.
+    ``variance_ratio`` is the adjusted score's variance over the raw score's (without the virtual units):
+    the share of matches the adjustment needs for the same precision."""
 
     units: int
     paired: bool
@@ -85,33 +87,41 @@ class LuckAdjusted:
     lo: float
     hi: float
     variance_ratio: float | None
+    matches: int = 0  # the matches the units hold (two a pair, one a match without its twin)
 
     def as_dict(self) -> dict[str, object]:
-        return {"units": self.units, "unit": "pair" if self.paired else "match", "raw": round(self.raw, 4),
+        return {"units": self.units, "unit": "pair" if self.paired else "match", "matches": self.matches,
+                "raw": round(self.raw, 4),
                 "raw_interval": [round(self.raw_lo, 4), round(self.raw_hi, 4)], "adjusted": round(self.score, 4),
                 "interval": [round(self.lo, 4), round(self.hi, 4)],
                 "variance_ratio": None if self.variance_ratio is None else round(self.variance_ratio, 4)}
 
 
-def luck_adjusted(units: Sequence[tuple[float, float]], paired: bool, beta: float = BETA) -> LuckAdjusted | None:
+def luck_adjusted(units: Sequence[tuple[float, float]], paired: bool, beta: float = BETA,
+                  sizes: Sequence[int] | None = None) -> LuckAdjusted | None:
     """From ``(score, luck)`` per unit (a pair's mean score and mean luck, or one match's), from the bot's
-    side; None without units."""
+    side, and each unit's matches (``sizes``: 2 a unit when ``paired``, else 1, unless given); None without
+    units. The means are per match (a unit counts as many times as it has matches, so the raw one is the
+    share of matches won, what the standings show), with the ratio estimator's variance over the units."""
     if not units:
         return None
-    raw = [s for s, _ in units]
-    adj = [adjusted(s, luck, beta) for s, luck in units]
-    m_raw, v_raw = _mean_var(raw)
-    m_adj, v_adj = _mean_var(adj)
+    size = [float(m) for m in sizes] if sizes is not None else [2.0 if paired else 1.0] * len(units)
+    matches = sum(size)
+    raw = [m * s for m, (s, _) in zip(size, units, strict=True)]  # a unit's points, and adjusted points
+    adj = [m * adjusted(s, luck, beta) for m, (s, luck) in zip(size, units, strict=True)]
+    m_raw, m_adj = sum(raw) / matches, sum(adj) / matches
+    q_raw = sum((x - m_raw * m) ** 2 for x, m in zip(raw, size, strict=True))
+    q_adj = sum((x - m_adj * m) ** 2 for x, m in zip(adj, size, strict=True))
     n = len(units)
-    h_raw, h_adj = Z95 * math.sqrt(v_raw / n), Z95 * math.sqrt(v_adj / n)
-    return LuckAdjusted(n, paired, m_raw, m_raw - h_raw, m_raw + h_raw, m_adj, m_adj - h_adj, m_adj + h_adj,
-                        v_adj / v_raw if v_raw > 0 else None)
-
-
-def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
-    n = len(xs)
-    mean = sum(xs) / n
-    return mean, (sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0)
+    # the variance starts from MeanSprt's virtual units (a unit's variance were its matches coin tosses,
+    # 0.25 a match): the spread of a few alike units, 0 for a bot that won them all, is no 95% interval
+    virtual = MeanSprt.PRIOR_UNITS * MeanSprt.PRIOR_VARIANCE * matches / n
+    h_raw, h_adj = (Z95 * math.sqrt(n * (q + virtual) / (matches**2 * (n - 1 + MeanSprt.PRIOR_UNITS)))
+                    for q in (q_raw, q_adj))
+    # a share of matches won lies in [0, 1]; the adjusted score, and so its interval, may leave it
+    raw_lo, raw_hi = max(m_raw - h_raw, 0.0), min(m_raw + h_raw, 1.0)
+    return LuckAdjusted(n, paired, m_raw, raw_lo, raw_hi, m_adj, m_adj - h_adj, m_adj + h_adj,
+                        q_adj / q_raw if q_raw > 1e-12 else None, round(matches))
 
 
 def luck_table(results: Sequence[Result], lucks: Sequence[float], beta: float = BETA) -> dict[str, LuckAdjusted]:
@@ -120,15 +130,17 @@ def luck_table(results: Sequence[Result], lucks: Sequence[float], beta: float = 
     one unit, the mean of the bot's two; a match without a pair is a unit of its own."""
     luck_of = {id(r): luck for r, luck in zip(results, lucks, strict=True)}
     means: dict[str, list[tuple[float, float]]] = {}  # per bot: each unit's mean score and mean luck
+    sizes: dict[str, list[int]] = {}  # per bot: each unit's matches
     paired: dict[str, bool] = {}
     for unit in units(results):
         for bot in dict.fromkeys((unit[0].first, unit[0].second)):
             own = [(r.score, luck_of[id(r)]) if r.first == bot else (1.0 - r.score, -luck_of[id(r)]) for r in unit]
             means.setdefault(bot, []).append((sum(s for s, _ in own) / len(own), sum(x for _, x in own) / len(own)))
+            sizes.setdefault(bot, []).append(len(own))
             paired[bot] = paired.get(bot, False) or len(unit) == 2
     out: dict[str, LuckAdjusted] = {}
     for bot, bot_means in means.items():
-        fig = luck_adjusted(bot_means, paired=paired[bot], beta=beta)
+        fig = luck_adjusted(bot_means, paired=paired[bot], beta=beta, sizes=sizes[bot])
         if fig is not None:
             out[bot] = fig
     return out
