@@ -180,7 +180,6 @@ def measure(pool: list[PoolMatch], reps: int, seed: int, held_out_only: bool = T
     Elo difference (so H1 is the truth of the resampled pool); the adjusted scores are shifted by a constant
     to that same mean, so the raw and the adjusted tests face the same truth and differ only in noise."""
     test = [m for m in pool if m.pair_index % 2 == 1 or not held_out_only]
-    rng = random.Random(seed)
     print(f"held-out matches: {len(test)}; weights: arena.game.luck.WEIGHTS and DRAW_WEIGHTS, beta {BETA}; "
           f"{reps} SPRT runs each")
     print("| bot pair | matches | score | var raw | var adjusted | var paired | var adjusted paired | "
@@ -220,13 +219,15 @@ def measure(pool: list[PoolMatch], reps: int, seed: int, held_out_only: bool = T
         }
         lengths: dict[str, list[int]] = {k: [] for k in pools}
         h1 = dict.fromkeys(pools, 0)
+        # a stream of draws of its own for each test: a change to one test moves no other test's figures
+        rngs = {key: random.Random(f"{seed}/{name}/{key}") for key in pools}
         for _ in range(reps):
             for key, (seats, offset) in pools.items():
                 sprt = (Sprt(elo0, elo1) if key == "unpaired" else PairSprt(elo0, elo1) if key == "paired"
                         else MeanSprt(elo0, elo1, per_unit=2 if key == "adj-paired" else 1))
                 while sprt.verdict is None and sprt.matches < 50_000:
                     units_ = seats[sprt.matches % 2]
-                    sprt.update(units_[rng.randrange(len(units_))] + offset)
+                    sprt.update(units_[rngs[key].randrange(len(units_))] + offset)
                 lengths[key].append(sprt.matches)
                 h1[key] += sprt.verdict == "H1"
         mean = {k: sum(x) / len(x) for k, x in lengths.items()}
