@@ -502,7 +502,10 @@ def play_match(
 
             interrupted = _play(config, store, None, None, _quiet, recorded, secrets)
             store.finish(config.name)
-            counted = None if stop is None else {played[order] for order in range(stop.games)}
+            # after a verdict, the matches it counted (others may have been under way); without one, all of
+            # them, a duplicate pair's lone last match included
+            counted = (None if stop is None or stop.sprt.verdict is None
+                       else {played[order] for order in range(stop.games)})
             summary = series_summary(store, config, names, counted)
             if stop is not None and sprt is not None:
                 summary["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,

@@ -43,6 +43,16 @@ def test_sprt_stops_with_a_verdict():
 
 
 @pytest.mark.slow
+def test_an_sprt_without_a_verdict_still_counts_every_match_played():
+    """5 matches, by duplicate pair: the SPRT saw two pairs, the summary shows all five matches."""
+    result = arena("match", "bots/c/greedy", "bots/c/random 3", "--matches", "5", "--seed", "4", "--sprt",
+                   "elo0=0", "elo1=400", "--sandbox", "none", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["sprt"]["verdict"] is None and summary["sprt"]["matches"] == 4
+    assert summary["matches"] == 5 and sum(summary["wins"].values()) == 5, summary
+
+
 def test_sprt_without_duplicate_deals_counts_matches_one_by_one():
     result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
                    "--no-duplicate", "--sprt", "elo0=0", "elo1=100", "--json")
