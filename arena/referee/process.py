@@ -36,6 +36,7 @@ from arena.referee.sandbox import (
     SandboxKind,
     SandboxPlan,
     plan_sandbox,
+    process_gone,
     reap_orphaned_inits,
     resolve_sandbox,
 )
@@ -152,13 +153,11 @@ def _sweep_dead_workdirs() -> None:
             continue
         path = os.path.join(base, name)
         try:
-            if os.lstat(path).st_uid != os.geteuid() or not os.path.isdir(path):
-                continue
-            os.kill(int(match.group(1)), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
+            mine = os.lstat(path).st_uid == os.geteuid() and os.path.isdir(path)
         except OSError:
             continue
+        if mine and process_gone(int(match.group(1))):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def die_with_parent(parent: int) -> Callable[[], None]:

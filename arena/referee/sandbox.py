@@ -1028,6 +1028,18 @@ class _Cgroups:
                 pass
 
 
+def process_gone(pid: int) -> bool:
+    """Whether no process on this machine has the number ``pid`` any more (one that is running, even another
+    user's, or that cannot be asked about, is taken to be there)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _sweep_dead_referees(parent: str) -> None:
     """Remove what arena processes that died without cleaning up (SIGKILLed: their bots died with them) left
     in ``parent``: ``arena-PID`` folders, and their ``bot-N``, of pids that are no longer running, and ours
@@ -1039,14 +1051,8 @@ def _sweep_dead_referees(parent: str) -> None:
         return
     for entry in entries:
         pid = int(entry.split("-")[1])
-        if pid != os.getpid():
-            try:
-                os.kill(pid, 0)
-                continue  # running (an arena process, or one that has its number now: left alone)
-            except ProcessLookupError:
-                pass
-            except OSError:
-                continue
+        if pid != os.getpid() and not process_gone(pid):
+            continue  # running (an arena process, or one that has its number now: left alone)
         folder = os.path.join(parent, entry)
         try:
             for bot in os.listdir(folder):

@@ -36,6 +36,7 @@ from arena.referee.match import Player
 from arena.referee.policy import ViolationPolicy
 from arena.referee.process import Limits
 from arena.referee.record import MatchRecord, MatchSpec
+from arena.referee.sandbox import process_gone
 from arena.seeds import derive_seed
 from arena.stats.ladder import (
     Belief,
@@ -173,15 +174,7 @@ def abandoned(version: LadderVersion) -> bool:
     """A pending version whose admitting process is gone. Only a process on this machine can be looked at;
     one elsewhere (a database on a shared disk) is taken to be running."""
     m = _ADMITTING.fullmatch(version.reason) if version.status == "pending" else None
-    if m is None or m[2] != socket.gethostname():
-        return False
-    try:
-        os.kill(int(m[1]), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
+    return m is not None and m[2] == socket.gethostname() and process_gone(int(m[1]))
 
 
 def claim_abandoned(store: LadderStore, version: LadderVersion) -> LadderVersion | None:
