@@ -37,6 +37,7 @@ from arena.referee.sandbox import (
     sandbox_hint,
 )
 from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
+from arena.units import size_text
 
 __all__ = ["BUILD_TIMEOUT_S", "BuildLimits", "BuildResult", "bot_provenance", "run_builds"]
 
@@ -234,11 +235,11 @@ def _run(command: str, config: TournamentConfig, limits: BuildLimits,
     if disk is not None and (disk.reason or disk.over()):  # (looked at again: a quick build may be done)
         return BuildResult(text, False), f"{disk.reason}; it was stopped (docs/SECURITY.md)"
     if ended == "output":
-        return BuildResult(text, False), f"printed more than {BUILD_OUTPUT_LIMIT // 1024 // 1024} MiB"
+        return BuildResult(text, False), f"printed more than {size_text(BUILD_OUTPUT_LIMIT)}"
     if access is not None and proc.returncode == 1 and text.startswith("bwrap:"):
         return BuildResult(text, False), "could not start in the sandbox (docs/SECURITY.md)"
     if proc.returncode != 0 and out_of_memory:
-        limit = _size(limits.memory_bytes)
+        limit = size_text(limits.memory_bytes)
         return BuildResult(text, False), f"ran out of memory: a build's processes may hold {limit} together " \
                                          "(docs/SECURITY.md)"
     if proc.returncode != 0:
@@ -289,7 +290,7 @@ class _DiskWatch:
             if self.before[dev][1] - files > self.limits.disk_files:
                 self.reason = f"made more than {self.limits.disk_files:,} files and folders on the disk of {folder}"
             elif self.before[dev][0] - size > self.limits.disk_bytes:
-                self.reason = f"wrote more than {_size(self.limits.disk_bytes)} to the disk of {folder}"
+                self.reason = f"wrote more than {size_text(self.limits.disk_bytes)} to the disk of {folder}"
             if self.reason is not None:
                 return self.reason
         return None
@@ -331,10 +332,6 @@ def _collect(proc: subprocess.Popen[bytes], out: int, output: bytearray, timeout
                 proc.wait(timeout=max(0.0, min(0.2, left)))
             except subprocess.TimeoutExpired:
                 pass
-
-
-def _size(n: int) -> str:
-    return f"{n / 1024**3:g} GiB" if n >= 1024**3 else f"{n / 1024**2:g} MiB"
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
