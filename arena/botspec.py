@@ -198,6 +198,11 @@ def script_argument(argv: Sequence[str]) -> str | None:
     return None if index is None else argv[index]
 
 
+def own_files(argv: Sequence[str]) -> list[str]:
+    """A bot's program (unless a system one, found on PATH) and its script (`script_argument`), absolute."""
+    return [os.path.abspath(p) for p in (argv[0] if "/" in argv[0] else None, script_argument(argv)) if p]
+
+
 def _script_index(argv: Sequence[str], base: Path | None) -> int | None:
     """Where `script_argument` is in ``argv``; a relative one is looked for in ``base`` (None: as it is)."""
     interpreter: bool | None = None  # found out only when needed (it may look the program up on PATH)

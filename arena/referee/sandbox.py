@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from arena.botspec import script_argument
+from arena.botspec import own_files, script_argument
 from arena.errors import ConfigError
 from arena.referee.syscalls import seccomp_filter
 
@@ -423,10 +423,9 @@ def bot_files(
     """
     program = argv[0] if "/" in argv[0] else None
     script = script_argument(argv)
-    own = [os.path.abspath(p) for p in (program, script) if p]
+    own = own_files(argv)
     runtime = _runtime_dirs()
-    theirs = {os.path.abspath(p) for other in others
-              for p in (other[0] if "/" in other[0] else None, script_argument(other)) if p}
+    theirs = {p for other in others for p in own_files(other)}
     theirs = {p for p in theirs if p not in own and not _inside(p, runtime)}
     folders = [str(cwd)] if cwd is not None else []
     folders += [os.path.abspath(p) for p in extra]

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botspec import fingerprint, script_argument
+from arena.botspec import fingerprint, own_files
 from arena.referee.process import bot_environment
 from arena.referee.sandbox import (
     PASS_FDS,
@@ -162,15 +162,14 @@ def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> 
 def bot_paths(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
     """A bot's program (unless a system one), script and `build_folders`: what another bot's build must not
     write."""
-    files = [os.path.abspath(p) for p in (argv[0] if "/" in argv[0] else None, script_argument(argv)) if p]
-    return [*files, *build_folders(argv, cwd)]
+    return [*own_files(argv), *build_folders(argv, cwd)]
 
 
 def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
     """The folders a bot's build may write: its ``cwd``, and the folders of its program and script (the
     nearest existing one above, for a folder the build is to make)."""
     paths = [str(cwd)] if cwd is not None else []
-    paths += [os.path.dirname(p) for p in (argv[0] if "/" in argv[0] else None, script_argument(argv)) if p]
+    paths += [os.path.dirname(p) for p in own_files(argv)]
     folders = []
     for path in paths:
         path = os.path.abspath(path)
