@@ -23,7 +23,6 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.types import Message
 
-from arena.errors import ArenaError
 from arena.game.variants import RuleSet
 from arena.report.charts import band_chart
 from arena.serve.app import (
@@ -79,21 +78,12 @@ class LadderSite:
             return board(store)
 
     def admit_in_background(self, name: str, command: str, build: str | None, author: str, folder: Path) -> None:
-        """Register and admit a version as `arena ladder DB add` does (in a worker thread: it takes seconds)."""
-        from arena.store.ladder import LadderVersion
-        from arena.tournament.ladder import admit, register_version
+        """Register and admit an upload (arena.tournament.ladder.admit_upload; in a worker thread: it takes
+        seconds)."""
+        from arena.tournament.ladder import admit_upload
 
         with LadderStore(self.db) as store:
-            try:
-                got = register_version(store, name, command, author, build, base_dir=folder,
-                                       sandbox=self.sandbox, cwd=folder)  # it reads its files from there
-            except ArenaError as e:
-                got = None
-                store.record_refusal(name, author, command, str(e))
-            if isinstance(got, LadderVersion):
-                admit(store, got, self.sandbox)
-            elif got is not None:  # this very program is on the ladder: say so where its author looks
-                store.record_refusal(name, author, command, got.reason)
+            admit_upload(store, name, command, build, author, folder, self.sandbox)
 
     def bot(self, key: str) -> tuple[LadderVersion, list[Any], list[Any], LadderRating | None] | None:
         """A version's page: the version, its rating history, its recent matches and its rating now."""

@@ -39,6 +39,7 @@ class LadderVersion:
     added_at: str
     since_pair: int | None  # the first rated pair that could choose it; None until a run first sees it
     until_pair: int | None  # retired: the first pair that could no longer choose it
+    detail: str = ""  # the output behind a refusal (a build's, a check's): for its author's eyes only
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class HostRate:
 def _version(r: dict[str, Any]) -> LadderVersion:
     return LadderVersion(r["key"], r["program"], r["author"] or "", r["command"], tuple(json.loads(r["argv"])),
                          r["cwd"], r["build"], r["fingerprint"], r["status"], r["reason"] or "", r["added_at"],
-                         r["since_pair"], r["until_pair"])
+                         r["since_pair"], r["until_pair"], r.get("detail") or "")
 
 
 def _pair(r: dict[str, Any]) -> LadderPair:
@@ -128,17 +129,19 @@ class LadderStore(Store):
                 "key": v.key, "program": v.program, "author": v.author, "command": v.command,
                 "argv": json.dumps(list(v.argv)), "cwd": v.cwd, "build": v.build, "fingerprint": v.fingerprint,
                 "status": v.status, "reason": v.reason, "added_at": v.added_at, "since_pair": v.since_pair,
-                "until_pair": v.until_pair}, pk="key")
+                "until_pair": v.until_pair, "detail": v.detail}, pk="key")
             if build_output is not None:
                 self._upsert_bot(v, build_output)
 
-    def decide_version(self, key: str, admitted: bool, reason: str = "", build_output: str | None = None) -> None:
-        """The end of a version's admission: admitted (it becomes a bot of the ladder's ``bots``), or refused."""
+    def decide_version(self, key: str, admitted: bool, reason: str = "", build_output: str | None = None,
+                       detail: str = "") -> None:
+        """The end of a version's admission: admitted (it becomes a bot of the ladder's ``bots``), or refused
+        with a public ``reason`` and a ``detail`` for its author only."""
         v = self.version(key)
         assert v is not None
         with self._transaction():
-            self.db.execute("UPDATE ladder_versions SET status = ?, reason = ?, decided_at = ? WHERE key = ?",
-                            ["admitted" if admitted else "refused", reason, _now(), key])
+            self.db.execute("UPDATE ladder_versions SET status = ?, reason = ?, detail = ?, decided_at = ? "
+                            "WHERE key = ?", ["admitted" if admitted else "refused", reason, detail, _now(), key])
             if admitted:
                 self._upsert_bot(v, build_output)
 
@@ -164,14 +167,14 @@ class LadderStore(Store):
         with self._transaction():
             self.db.execute("DELETE FROM ladder_versions WHERE key = ? AND status = 'refused'", [key])
 
-    def record_refusal(self, name: str, author: str, command: str, reason: str) -> str:
+    def record_refusal(self, name: str, author: str, command: str, reason: str, detail: str = "") -> str:
         """A submission refused before it was a program (its build failed, its command cannot start): kept
-        under a key of its own, with the reason, so its author can read why."""
+        under a key of its own, with the public reason and the detail its author alone may read."""
         # (the next rowid: unlike a count, never one a row already had, as versions refused before are forgotten)
         number = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM ladder_versions").fetchone()[0]
         key = f"{name}.refused-{number}"
         self.add_version(LadderVersion(key, name, author, command, (), None, None, "", "refused",
-                                       " ".join(reason.split())[:2000], _now(), None, None))
+                                       " ".join(reason.split())[:2000], _now(), None, None, detail))
         return key
 
     def place_new_versions(self, seq: int) -> list[str]:

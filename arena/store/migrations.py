@@ -201,12 +201,19 @@ def _m005_ladder(db: sqlite_utils.Database) -> None:
         db.conn.execute(sql)
 
 
+def _m006_ladder_private(db: sqlite_utils.Database) -> None:
+    """What only a version's author may read: ``detail``, the output behind a refusal (a build's, a check's,
+    the bot's own lines), kept apart from the public ``reason``."""
+    db.conn.execute("ALTER TABLE ladder_versions ADD COLUMN detail TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_compact", _m002_compact),
     ("003_bot_kind", _m003_bot_kind),
     ("004_rebuilt_lines", _m004_rebuilt_lines),
     ("005_ladder", _m005_ladder),
+    ("006_ladder_private", _m006_ladder_private),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -244,6 +244,23 @@ def _validation_pair(ladder: Ladder, version: LadderVersion, sandbox: str | None
     return ""
 
 
+def admit_upload(store: LadderStore, name: str, command: str, build: str | None, author: str, folder: Path,
+                 sandbox: str | None = None) -> Added:
+    """An upload's whole admission, as `arena serve --ladder` runs it: its command confined to ``folder`` (the
+    upload's files), its build, registration, `admit`. A refusal is recorded (a public reason, and the detail
+    for its author); ``same`` when this program is on the ladder already."""
+    from arena.errors import ArenaError
+
+    try:
+        got = register_version(store, name, command, author, build, base_dir=folder, sandbox=sandbox, cwd=folder)
+    except ArenaError as e:
+        return Added(store.record_refusal(name, author, command, str(e)), "refused", str(e))
+    if isinstance(got, LadderVersion):
+        return admit(store, got, sandbox)
+    store.record_refusal(name, author, command, got.reason)  # say so where its author looks
+    return got
+
+
 # ---------------------------------------------------------------------------------------------- the schedule
 def pair_specs(seed: int, kind: str, number: int, attempt: int, first: str, second: str,
                order: int = 0) -> list[MatchSpec]:
@@ -595,7 +612,7 @@ def token_hash(token: str) -> str:
 
 
 __all__ = [
-    "Added", "Ladder", "LadderSettings", "RunOptions", "admit", "apply_ready", "challenge", "find_version",
-    "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
+    "Added", "Ladder", "LadderSettings", "RunOptions", "admit", "admit_upload", "apply_ready", "challenge",
+    "find_version", "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
     "run_ladder", "standings", "token_hash", "version_key",
 ]
