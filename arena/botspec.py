@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -29,11 +30,16 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 
-__all__ = ["BotSpecError", "check_command", "fingerprint", "resolve_command", "script_argument", "split_command"]
+__all__ = ["BotSpecError", "OutsideError", "check_command", "confine_command", "fingerprint", "resolve_command",
+           "script_argument", "split_command"]
 
 
 class BotSpecError(ConfigError):
     """A bot's command cannot be started: empty, not found, or not executable. The message says which."""
+
+
+class OutsideError(BotSpecError):
+    """A confined command (`confine_command`) names a path outside its folder."""
 
 
 # Arguments with these endings are scripts handed to an interpreter: they are paths even before they exist
@@ -148,6 +154,65 @@ def fingerprint(argv: Sequence[str]) -> str:
         else:
             h.update(b"arg\0" + arg.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()[:16]
+
+
+# Where the system's programs and libraries live, which a confined command may name besides its own folder.
+_SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def confine_command(text: str | Sequence[str], folder: Path) -> list[str]:
+    """`resolve_command` for a command that comes from a stranger (an upload), confined to ``folder``: its
+    relative paths are resolved there, and its program, script and every argument that names a path must
+    lie in ``folder`` (after following links) or be the system's (its programs and libraries, the Python
+    that runs arena). BotSpecError otherwise, naming the word.
+
+    A word names a path when it contains ``/``, is ``.``, ``..`` or starts with ``~``; ``--opt=value``,
+    ``a:b``, ``a,b`` (a class path) and ``sh -c`` text are looked at part by part, and ``-I../x`` without
+    its option letters. A plain word (``book.txt``) is a file in ``folder`` if it is one at all."""
+    try:
+        words = shlex.split(text) if isinstance(text, str) else [str(t) for t in text]
+    except ValueError as e:  # unbalanced quotes
+        raise BotSpecError(f"cannot split command {text!r}: {e}") from None
+    if not words:
+        raise BotSpecError("the command is empty; expected a program and its arguments")
+    root = os.path.realpath(folder)
+    system = [*_SYSTEM_TREES, *{os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}]
+
+    def refuse(word: str) -> BotSpecError:
+        return OutsideError(f"{word!r} names a path outside the bot's own folder: an uploaded bot may use only "
+                            "its own files and the system's programs")
+
+    def allowed(path: str, own: bool = True) -> bool:
+        real = os.path.realpath(os.path.join(root, os.path.expanduser(path)) if not os.path.isabs(path) else path)
+        return (own and _within(real, [root])) or _within(real, system)
+
+    program = words[0]
+    if program.startswith("~") or ("/" in program and not allowed(program)):
+        raise refuse(program)
+    if "/" not in program and program not in _PYTHON_NAMES and not _system_program(program):
+        raise refuse(program) if shutil.which(program) else BotSpecError(f"command {program!r} not found on PATH")
+    for word in words[1:]:
+        for part in _path_parts(word):
+            if part.startswith("~") or not allowed(part):
+                raise refuse(word)
+    argv = split_command(words, Path(root))
+    check_command(argv, shlex.join(words), Path(root))
+    return argv
+
+
+def _path_parts(word: str) -> list[str]:
+    """The parts of a word that name paths (see `confine_command`)."""
+    out = []
+    for part in re.split(r"[=:,\s]", word):
+        if part.startswith("-"):
+            part = re.sub(r"^-+[A-Za-z]*", "", part)
+        if "/" in part or part in (".", "..") or part.startswith("~"):
+            out.append(part)
+    return out
+
+
+def _within(path: str, dirs: Sequence[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
 # --- helpers

@@ -84,25 +84,29 @@ def versions(db: Path) -> list[str]:
 
 def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, str], c_bots: Path) -> None:
     server, token = ladder_server
-    command = f"{c_bots}/random 7"
-    status, body = post(server, {"name": "sneaky", "command": command, "token": "not-" + token})
+    program = (c_bots / "random").read_bytes()  # an upload brings its files: its command names nothing else
+
+    def upload(name: str, token: str) -> tuple[int, str]:
+        return post_parts(server, [form_part("name", name.encode()), form_part("token", token.encode()),
+                                   form_part("command", b"./random 7"), form_part("files", program, "random")])
+
+    status, body = upload("sneaky", "not-" + token)
     assert status == 403 and "not valid" in body
-    status, _ = post(server, {"name": "sneaky", "command": command, "token": ""})
+    status, _ = upload("sneaky", "")
     assert status == 403
     assert "sneaky" not in versions(server.db)
-    status, body = post(server, {"name": "posted", "command": command, "token": token})
+    status, body = upload("posted", token)
     assert status == 202 and "Received posted" in body
     assert decided(server, "posted") == ("admitted", "")
     with sqlite3.connect(server.db) as conn:
         (author,) = conn.execute("SELECT author FROM ladder_versions WHERE program = 'posted'").fetchone()
     assert author == "Ana"  # the token's author, not anything the form says
     # the very same program again: nothing new is played, and the leaderboard says why
-    status, _ = post(server, {"name": "again", "command": command, "token": token})
+    status, _ = upload("again", token)
     assert status == 202
     state, reason = decided(server, "again")
     assert state == "refused" and re.fullmatch(r"this program is already on the ladder as posted\.\w+ \(admitted\)",
                                                 reason), reason
-
 
 
 def form_part(name: str, value: bytes, filename: str | None = None) -> bytes:

@@ -117,7 +117,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             print(f"{got.key}: checking (arena check, then a validation pair against itself) ...", flush=True)
             added = lad.admit(store, got, args.sandbox)
             if added.status == "refused":
+                from arena.units import printable
+
                 print(f"{added.key}: refused: {added.reason}")
+                for line in printable(added.detail).splitlines()[:40]:  # (its author sees it behind a token)
+                    print(f"  {line}")
                 return 1
             print(f"{added.key}: admitted; the next `arena ladder {db} run` places it")
             return 0

@@ -51,10 +51,12 @@ def check_bot(
     sandbox: str | None = None,
     matches: int = 2,
     cwd: Path | None = None,
+    secrets: Sequence[Path] = (),
 ) -> CheckReport:
     """Run the checks on the bot ``command`` (a command line, as for `arena match`), run in ``cwd`` (its
-    paths relative to it) or in a fresh folder of its own. Raises ConfigError (or BotSpecError) for a command
-    that cannot be started or a sandbox that cannot be had."""
+    paths relative to it) or in a fresh folder of its own; ``secrets`` are hidden from its sandbox wherever
+    they lie in a folder it is shown (a ladder's database, beside a bot it admits). Raises ConfigError (or
+    BotSpecError) for a command that cannot be started or a sandbox that cannot be had."""
     from arena.api import default_names
     from arena.botspec import resolve_command
     from arena.compliance.checks import evaluate
@@ -66,10 +68,11 @@ def check_bot(
     argv = tuple(resolve_command(command, cwd or Path.cwd()))
     name = _name(argv, default_names(command, "random")[0])
     kind = resolve_sandbox(sandbox)
+    files = bot_files(argv, cwd, secrets=secrets)
     if kind == "bwrap":
-        check_bot_files(name, bot_files(argv, cwd))
+        check_bot_files(name, files)
     tc = time_control or TimeControl()
-    spec = BotSpec(name, argv, cwd=cwd, sandbox=kind)
+    spec = BotSpec(name, argv, cwd=cwd, sandbox=kind, files=files)
     evidence = run_session(spec, tc, make_plans(rules, seed, matches))
     checks = evaluate(evidence, rules, tc)
     records = tuple(p.record for p in evidence.played if p.record is not None)

@@ -84,12 +84,14 @@ class BuildAccess:
     """What a build step may do beyond a bot: write ``writable`` (the folders it builds), and reach the
     network when ``network`` (the config's ``build_network``). ``protected``: the other bots' files and
     folders, shown read-only where they lie in a writable folder (a build must not rewrite another bot).
-    ``readable``: more paths shown read-only (the ``sandbox_paths`` of the bots it builds: a toolchain)."""
+    ``readable``: more paths shown read-only (the ``sandbox_paths`` of the bots it builds: a toolchain).
+    ``confined``: the build of uploaded bots, which sees its bots' folders alone (not the config's)."""
 
     writable: tuple[str, ...]
     network: bool = False
     protected: tuple[str, ...] = ()
     readable: tuple[str, ...] = ()
+    confined: bool = False
 
 
 @dataclass
@@ -199,12 +201,13 @@ def plan_sandbox(
     ``cpus``: how many CPUs its processes may keep busy together (a cgroup's quota; None: no quota).
 
     ``build``: the sandbox of a build step instead (arena.tournament.build): the same namespaces and view,
-    with the folders it builds writable, the network only when asked for, and running as the user who runs
-    arena (with no capabilities) rather than a uid of its own, so that what it writes is the user's."""
+    with the folders it builds writable and the network only when asked for. As root it too runs as a uid
+    of its own (`BUILDS_AS_OWN_UID`): root without capabilities still owns every root-owned file, /etc
+    included; the caller lends it the folders it may write (arena.tournament.build)."""
     bwrap = shutil.which("bwrap") or "bwrap"
     root = os.geteuid() == 0
     processes = DEFAULT_PROCESSES if processes is None else processes
-    uid = _UIDS.lease() if root and build is None else None
+    uid = _UIDS.lease() if root and (build is None or BUILDS_AS_OWN_UID) else None
     cgroup = _CGROUPS.create(memory_bytes, processes + _BWRAP_OWN_PROCESSES, cpus) if root else None
     try:
         args = _bwrap_prefix(bwrap, network=build is not None and build.network, setuid=uid is not None)
@@ -256,7 +259,6 @@ def plan_sandbox(
         for key, value in inside.items():
             args += ["--setenv", key, value]
         args.append("--")
-        # (a build as root gets neither: it keeps root's uid with no capabilities, bubblewrap's --cap-drop)
         if uid is not None:
             args += ["/usr/bin/setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
@@ -311,6 +313,9 @@ def plan_sandbox(
 
 
 _PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
+#: As root, a build runs as a uid of its own, as a bot does (tests switch it off to show what it closes: a
+#: build as root without capabilities could write any root-owned file it was shown, such as /etc's).
+BUILDS_AS_OWN_UID = True
 
 
 @functools.lru_cache(maxsize=1)

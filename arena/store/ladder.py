@@ -315,6 +315,17 @@ class LadderStore(Store):
             self.db.table("ladder_tokens").insert({"hash": token_hash, "author": author, "created_at": _now()},
                                                   pk="hash")
 
+    def revoke_tokens(self, author: str) -> int:
+        """Delete every upload token of ``author``; how many there were."""
+        with self._transaction():
+            return self.db.execute("DELETE FROM ladder_tokens WHERE author = ?", [author]).rowcount
+
+    def name_owner(self, name: str) -> str | None:
+        """Who a bot name belongs to: the author of its first version that was not refused (None: nobody's)."""
+        row = self.db.execute("SELECT author FROM ladder_versions WHERE program = ? AND status != 'refused' "
+                              "ORDER BY rowid LIMIT 1", [name]).fetchone()
+        return None if row is None else row[0] or ""
+
     def token_author(self, token_hash: str) -> str | None:
         rows = list(self.db.query("SELECT author FROM ladder_tokens WHERE hash = ?", [token_hash]))
         return rows[0]["author"] if rows else None

@@ -19,9 +19,10 @@ import dataclasses
 import os
 import select
 import signal
+import stat
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from arena.referee.sandbox import (
     resolve_sandbox,
     sandbox_hint,
 )
-from arena.tournament.config import ConfigFileError, Problem, TournamentConfig, check_bot_command
+from arena.tournament.config import BotConfig, ConfigFileError, Problem, TournamentConfig, check_bot_command
 from arena.units import size_text
 
 __all__ = ["BUILD_TIMEOUT_S", "BuildLimits", "BuildResult", "bot_provenance", "run_builds"]
@@ -81,12 +82,15 @@ class BuildLimits:
 
 
 def run_builds(config: TournamentConfig, *, timeout: float | None = None,
-               limits: BuildLimits | None = None) -> dict[str, BuildResult]:
+               limits: BuildLimits | None = None, check: bool = True) -> dict[str, BuildResult]:
     """Run each distinct build command once; return the result for every bot that has a build.
 
     Raises ConfigFileError (file:line of each failed bot's ``build`` key, and the tail of the output) when a
-    build fails or times out, and — once all builds succeeded — when a built bot's command still cannot be
-    started. All failing builds are run and reported together.
+    build fails or times out, and — once all builds succeeded, and ``check`` — when a built bot's command
+    still cannot be started. All failing builds are run and reported together.
+
+    A confined bot's build (`BotConfig.confined`: an upload) sees and writes its bot's folder alone; the
+    config's folder is not shown to it.
     """
     by_command: dict[str, list[int]] = {}
     for index, bot in enumerate(config.bots):
@@ -106,10 +110,11 @@ def run_builds(config: TournamentConfig, *, timeout: float | None = None,
         if sandboxed:
             bots = [config.bots[i] for i in indexes]
             others = [bot for i, bot in enumerate(config.bots) if i not in indexes]
-            access = BuildAccess(tuple(folder for bot in bots for folder in build_folders(bot.command, bot.cwd)),
+            access = BuildAccess(tuple(folder for bot in bots for folder in build_folders(bot)),
                                  network=any(bot.build_network for bot in bots),
-                                 protected=tuple(path for bot in others for path in bot_paths(bot.command, bot.cwd)),
-                                 readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths))
+                                 protected=tuple(path for bot in others for path in bot_paths(bot)),
+                                 readable=tuple(str(path) for bot in bots for path in bot.sandbox_paths),
+                                 confined=all(bot.confined for bot in bots))
         result, failure = _run(command, config, limits, access)
         for i in indexes:
             results[config.bots[i].name] = result
@@ -128,7 +133,7 @@ def run_builds(config: TournamentConfig, *, timeout: float | None = None,
         raise ConfigFileError(problems)
 
     for bot in config.bots:
-        if bot.build is not None:
+        if bot.build is not None and check:
             try:
                 check_bot_command(config, bot)
             except ConfigFileError as e:
@@ -159,17 +164,20 @@ def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> 
     ]
 
 
-def bot_paths(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
+def bot_paths(bot: BotConfig) -> list[str]:
     """A bot's program (unless a system one), script and `build_folders`: what another bot's build must not
     write."""
-    return [*own_files(argv), *build_folders(argv, cwd)]
+    return [*own_files(bot.command), *build_folders(bot)]
 
 
-def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
+def build_folders(bot: BotConfig) -> list[str]:
     """The folders a bot's build may write: its ``cwd``, and the folders of its program and script (the
-    nearest existing one above, for a folder the build is to make)."""
-    paths = [str(cwd)] if cwd is not None else []
-    paths += [os.path.dirname(p) for p in own_files(argv)]
+    nearest existing one above, for a folder the build is to make); a confined bot's ``cwd`` alone. From
+    the resolved command (absolute paths), never from the text as written."""
+    if bot.confined and bot.cwd is not None:
+        return [str(bot.cwd)]
+    paths = [str(bot.cwd)] if bot.cwd is not None else []
+    paths += [os.path.dirname(p) for p in own_files(bot.command)]
     folders = []
     for path in paths:
         path = os.path.abspath(path)
@@ -180,7 +188,8 @@ def build_folders(argv: tuple[str, ...], cwd: Path | None) -> list[str]:
 
 
 def _sandbox(command: str, config: TournamentConfig, access: BuildAccess, memory_bytes: int) -> SandboxPlan:
-    return plan_sandbox(["/bin/sh", "-c", command], config.directory, _shown(config, access), memory_bytes,
+    workdir = Path(access.writable[0]) if access.confined and access.writable else config.directory
+    return plan_sandbox(["/bin/sh", "-c", command], workdir, _shown(config, access), memory_bytes,
                         BUILD_PROCESSES, None, BUILD_FILE_BYTES, bot_environment(SANDBOX_TMP), cpus=build_cpus(),
                         build=access)
 
@@ -189,13 +198,15 @@ def _shown(config: TournamentConfig, access: BuildAccess) -> tuple[str, ...]:
     """What a build's sandbox shows beyond the system (as `arena.referee.sandbox.bot_files` gives a bot's)."""
     from arena.tournament.runner import run_secrets
 
-    return (str(config.directory), *access.readable, *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
+    shown = access.writable if access.confined else (str(config.directory),)
+    return (*shown, *access.readable, *(f"!{os.path.abspath(p)}" for p in run_secrets(config)))
 
 
 def _run(command: str, config: TournamentConfig, limits: BuildLimits,
          access: BuildAccess | None = None) -> tuple[BuildResult, str | None]:
     """Run one build, in a sandbox with ``access`` (None: unsandboxed); the failure text is None on success."""
     plan = None
+    restore: Callable[[], None] = _nothing
     out_of_memory = False
     disk = _DiskWatch(access.writable, limits) if access is not None else None
     read_end, write_end = os.pipe()
@@ -204,6 +215,8 @@ def _run(command: str, config: TournamentConfig, limits: BuildLimits,
         try:
             if access is not None:
                 plan = _sandbox(command, config, access, limits.memory_bytes)
+                if plan.uid is not None:
+                    restore = _lend(access, plan.uid)
                 proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
                                         stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.STDOUT,
                                         start_new_session=True, preexec_fn=plan.preexec, pass_fds=PASS_FDS)
@@ -228,6 +241,7 @@ def _run(command: str, config: TournamentConfig, limits: BuildLimits,
                 plan.release()
     finally:
         os.close(read_end)
+        restore()
     text = bytes(output[:BUILD_OUTPUT_LIMIT]).decode("utf-8", "replace")
     if ended == "timeout":
         return BuildResult(text, False), f"did not finish within {limits.timeout:g} s"
@@ -249,6 +263,51 @@ def _run(command: str, config: TournamentConfig, limits: BuildLimits,
             how += f" in the sandbox; {hint}" if hint else " in the sandbox (docs/SECURITY.md)"
         return BuildResult(text, False), how
     return BuildResult(text, True), None
+
+
+def _nothing() -> None:
+    pass
+
+
+def _lend(access: BuildAccess, uid: int) -> Callable[[], None]:
+    """Make the folders a build may write its uid's (the build runs as a uid of its own, not as root), and
+    return what gives them back: every path to the owner it had, a path the build made to its folder's
+    owner, with no set-user-ID or set-group-ID bit and not writable by others. Links are not followed. The
+    other bots' files in those folders (``access.protected``) are lent too, but shown read-only to it."""
+    owners: dict[str, tuple[int, int]] = {}
+    folders = [os.path.normpath(f) for f in access.writable if os.path.isdir(f)]
+    for folder in folders:
+        for path in _walk(folder):
+            try:
+                st = os.lstat(path)
+                owners[path] = (st.st_uid, st.st_gid)
+                os.lchown(path, uid, uid)
+            except OSError:
+                continue
+
+    def give_back() -> None:
+        for folder in folders:
+            top = owners.get(folder, (0, 0))
+            for path in _walk(folder):
+                try:
+                    st = os.lstat(path)
+                    if st.st_uid != uid and path not in owners:
+                        continue  # not the build's, not lent: left alone
+                    os.lchown(path, *owners.get(path, top))
+                    if not stat.S_ISLNK(st.st_mode):
+                        os.chmod(path, stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID | stat.S_IWOTH))
+                except OSError:
+                    continue
+
+    return give_back
+
+
+def _walk(folder: str) -> Iterator[str]:
+    """``folder`` and everything below it, not following links."""
+    yield folder
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            yield os.path.join(root, name)
 
 
 class _DiskWatch:

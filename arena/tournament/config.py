@@ -126,6 +126,9 @@ class BotConfig:
     build_network: bool = False  # the build may reach the network (in its sandbox it has none otherwise)
     # `sandbox_paths:` more files and folders (absolute) shown read-only in the bot's sandbox, at their paths
     sandbox_paths: tuple[Path, ...] = ()
+    # the command came from a stranger (an upload): resolved inside ``cwd`` and naming nothing outside it
+    # (arena.botspec.confine_command), and its build may write ``cwd`` alone
+    confined: bool = False
 
 
 ExecutorKind = Literal["local", "dask"]

@@ -28,7 +28,7 @@ from typing import Any
 
 import trio
 
-from arena.botspec import fingerprint, resolve_command
+from arena.botspec import BotSpecError, OutsideError, confine_command, fingerprint, resolve_command, split_command
 from arena.errors import ConfigError
 from arena.game.variants import RuleSet
 from arena.referee.clock import TimeControl
@@ -50,11 +50,20 @@ from arena.stats.ladder import (
 )
 from arena.stats.ratings import ELO_PER_NAT
 from arena.stats.results import Z95
-from arena.store.ladder import LADDER, LadderPair, LadderStore, LadderVersion
+from arena.store.ladder import LADDER, LadderPair, LadderStore, LadderVersion, data_folder
 from arena.store.store import _now
-from arena.tournament.config import BotConfig, ExecutorConfig, TournamentConfig, name_problem
+from arena.tournament.build import BuildLimits, run_builds
+from arena.tournament.config import (
+    BotConfig,
+    ConfigFileError,
+    ExecutorConfig,
+    Problem,
+    TournamentConfig,
+    name_problem,
+)
 from arena.tournament.executors import Executor, open_executor
 from arena.tournament.runner import player_for, run_matches
+from arena.units import printable
 
 #: A timeout is the bot's fault only if the referee itself was not later than this past a deadline (its
 #: worst measured lag in the match, MatchRecord.max_lag_ms); otherwise the pair is voided and played again.
@@ -125,24 +134,58 @@ class Added:
     key: str
     status: str
     reason: str = ""
+    detail: str = ""  # what the bot or its build did, behind a refusal (for its author and the organiser)
+
+
+class Refusal(ConfigError):
+    """A version refused before it could play: ``reason`` is for everyone (the leaderboard), ``detail`` for
+    its author alone (what its build or check printed, which may quote its own files)."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason, self.detail = reason, detail
 
 
 def register_version(store: LadderStore, name: str, command: str, author: str = "", build: str | None = None,
-                     base_dir: Path | None = None, sandbox: str | None = None,
-                     cwd: Path | None = None) -> LadderVersion | Added:
+                     base_dir: Path | None = None, sandbox: str | None = None, cwd: Path | None = None, *,
+                     confined: bool = False, organiser: bool = True,
+                     build_limits: BuildLimits | None = None) -> LadderVersion | Added:
     """Check and record a new version as 'pending' (after its build, if any); `Added` with status ``same``
     when this exact program is on the ladder already. ConfigError for a bad name or command, or a failing
-    build. The command's paths are relative to ``base_dir`` (default: the current folder); the bot runs in
-    ``cwd`` (read-only in the sandbox, as a tournament bot's `cwd`), or in a fresh folder of its own."""
+    build (a `Refusal` when ``confined``). The command's paths are relative to ``base_dir`` (default: the
+    current folder); the bot runs in ``cwd`` (read-only in the sandbox, as a tournament bot's `cwd`), or in a
+    fresh folder of its own.
+
+    ``confined``: the command is a stranger's (an upload), and ``cwd`` holds its files: it is resolved
+    there and may name nothing outside it (arena.botspec.confine_command), and its build writes ``cwd``
+    alone. Unless ``organiser``, a name that belongs to another author (`LadderStore.name_owner`) is refused."""
     wrong = name_problem(name)
     if wrong is not None or len(name) > MAX_PROGRAM_NAME:
-        raise ConfigError(f"NAME: {wrong[0]}; expected {wrong[1]}" if wrong else
-                          f"NAME: {name[:20]}... is too long; expected at most {MAX_PROGRAM_NAME} characters")
-    base = base_dir or Path.cwd()
+        raise Refusal(f"NAME: {wrong[0]}; expected {wrong[1]}" if wrong else
+                      f"NAME: {name[:20]}... is too long; expected at most {MAX_PROGRAM_NAME} characters")
+    if not organiser:
+        owner = store.name_owner(name)
+        if owner is not None and owner != author:
+            raise Refusal(f"the name {name} belongs to another author; choose a name of your own")
+    if confined and cwd is None:
+        raise ValueError("a confined version needs its folder (cwd)")
+    base = cwd if confined and cwd is not None else base_dir or Path.cwd()
     build_output = None
     if build is not None:
-        build_output = _build(store, name, command, build, base, sandbox)
-    argv = tuple(resolve_command(command, base))
+        try:
+            build_output = _build(store, name, command, build, base, sandbox, confined, build_limits)
+        except ConfigFileError as e:
+            if not confined:
+                raise
+            raise Refusal("its build failed", printable(str(e))) from None
+    try:
+        argv = tuple(confine_command(command, base) if confined else resolve_command(command, base))
+    except BotSpecError as e:
+        if not confined:
+            raise
+        why = "its command names a path outside its own folder" if isinstance(e, OutsideError) else \
+            "its command cannot be started"
+        raise Refusal(why, str(e)) from None
     fp = fingerprint(argv)
     for v in store.versions():
         if v.fingerprint != fp:
@@ -190,46 +233,96 @@ def _cwd(version: LadderVersion) -> Path | None:
     return None if version.cwd is None else Path(version.cwd)
 
 
-def _build(store: LadderStore, name: str, command: str, build: str, base: Path, sandbox: str | None) -> str:
-    """Run a version's build as a tournament's (in the sandbox the version will play in); its output."""
-    from arena.tournament.build import run_builds
-
+def _build(store: LadderStore, name: str, command: str, build: str, base: Path, sandbox: str | None,
+           confined: bool = False, limits: BuildLimits | None = None) -> str:
+    """Run a version's build as a tournament's (in the sandbox the version will play in); its output. Its
+    command's paths are taken in ``base``, never in the current folder: they say which folders it writes."""
     ladder = open_ladder(store)
     config = ladder_config(ladder, [], sandbox or "auto", ExecutorConfig(), 1)
-    bot = BotConfig(name, tuple(shlex.split(command)), command, cwd=base, build=build)
+    try:
+        argv = tuple(split_command(command, base))
+    except BotSpecError as e:
+        raise ConfigFileError([Problem(str(base), None, "command", str(e), "a command line")]) from None
+    bot = BotConfig(name, argv, command, cwd=base, build=build, confined=confined)
     config = dataclasses.replace(config, bots=(bot,), source=base / "arena-ladder-add")
-    return run_builds(config)[name].output
+    return run_builds(config, limits=limits, check=not confined)[name].output
+
+
+def ladder_secrets(path: Path) -> list[Path]:
+    """What of a ladder no bot or build may see, even where it lies in a folder shown to one: the database
+    (with its WAL, shared-memory and lock files), its report and the uploaded bots' folder (each upload
+    sees its own folder inside it, and nothing else there)."""
+    db = str(path)
+    return [*(Path(db + suffix) for suffix in ("", "-wal", "-shm", ".lock")), Path(f"{db}.report"),
+            data_folder(path)]
 
 
 def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None) -> Added:
     """Admission: arena check's compliance run in the ladder's variant, then one validation duplicate pair
-    against itself; the version is admitted, or refused with the reason (stored). Costs no rating."""
+    against itself; the version is admitted, or refused with the reason (stored: a short one for everyone,
+    and what the bot did, for its author). Costs no rating. The check sees none of the ladder's files and
+    plays deals of its own (never derived from the ladder's seed as the rated pairs' are)."""
     from arena.compliance import Status, check_bot
 
     ladder = open_ladder(store)
+    detail = ""
     try:
-        report = check_bot(shlex.join(version.argv), variants=[ladder.rules], seed=ladder.seed,
-                           time_control=ladder.settings.time, sandbox=sandbox, matches=1, cwd=_cwd(version))
+        report = check_bot(shlex.join(version.argv), variants=[ladder.rules],
+                           seed=derive_seed(ladder.seed, "admission", version.key) % 2**31,
+                           time_control=ladder.settings.time, sandbox=sandbox, matches=1, cwd=_cwd(version),
+                           secrets=ladder_secrets(ladder.path))
         failed = [c for c in report.checks if c.status is Status.FAIL] or [
             c for c in report.checks if c.status is Status.NOT_REACHED]
         # the first failure says what to fix; the rest (a bot that crashes fails them all alike) would bury it
         more = f" (and {len(failed) - 1} more: `arena check` lists them)" if len(failed) > 1 else ""
-        reason = "" if report.passed else "arena check: " + "".join(
-            f"{c.status}: {c.title}" + (f": {c.detail}" if c.detail else "") for c in failed[:1]) + more
+        # the terminations' kinds are arena's own words (crash, timeout, ...): public; what the bot said is not
+        kinds = sorted({str(t.kind) for rec in report.records for t in rec.terminations})
+        ended = f"; the bot ended in {', '.join(kinds)}" if kinds else ""
+        reason = "" if report.passed else f"arena check: {failed[0].status}: {failed[0].title}{more}{ended}"
+        detail = "\n".join(f"{c.status}: {c.title}" + (f": {c.detail}" if c.detail else "") for c in failed)
     except ConfigError as e:
-        reason = f"arena check: {e}"
+        reason, detail = "arena check: the bot could not be started", str(e)
     if not reason:
-        reason = _validation_pair(ladder, version, sandbox)
-    store.decide_version(version.key, not reason, " ".join(reason.split())[:2000])
-    return Added(version.key, "refused" if reason else "admitted", reason)
+        reason, detail = _validation_pair(ladder, version, sandbox)
+    store.decide_version(version.key, not reason, " ".join(reason.split())[:500], detail=private_text(detail))
+    return Added(version.key, "refused" if reason else "admitted", reason, private_text(detail))
 
 
-def _validation_pair(ladder: Ladder, version: LadderVersion, sandbox: str | None) -> str:
-    """Why the version fails a duplicate pair against itself ("" when it plays both matches cleanly)."""
+#: Characters of a refusal's detail kept for its author.
+MAX_DETAIL = 8000
+
+
+def private_text(text: str) -> str:
+    """A refusal's detail as kept for its author: control characters shown as ``?``, cut to MAX_DETAIL."""
+    text = printable(text)
+    return text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL] + "\n... (cut)"
+
+
+def admit_upload(store: LadderStore, name: str, command: str, build: str | None, author: str, folder: Path,
+                 sandbox: str | None = None, build_limits: BuildLimits | None = None) -> Added:
+    """An upload's whole admission, as `arena serve --ladder` runs it: its command confined to ``folder`` (the
+    upload's files), its build (writing ``folder`` alone), the name's owner, registration, `admit`. A
+    refusal is recorded (a public reason, and the detail for its author); ``same`` when this program is on
+    the ladder already."""
+    try:
+        got = register_version(store, name, command, author, build, sandbox=sandbox, cwd=folder, confined=True,
+                               organiser=False, build_limits=build_limits)
+    except Refusal as e:
+        key = store.record_refusal(name, author, command, e.reason, private_text(e.detail))
+        return Added(key, "refused", e.reason, private_text(e.detail))
+    if isinstance(got, LadderVersion):
+        return admit(store, got, sandbox)
+    store.record_refusal(name, author, command, got.reason)  # say so where its author looks
+    return got
+
+
+def _validation_pair(ladder: Ladder, version: LadderVersion, sandbox: str | None) -> tuple[str, str]:
+    """Why the version fails a duplicate pair against itself, and the detail (("", "") when it plays both
+    matches cleanly)."""
     twin = f"{version.key}-twin"
     config = ladder_config(ladder, [version, dataclasses.replace(version, key=twin)], sandbox or "auto",
                            ExecutorConfig(), 1)
-    players = {b.name: player_for(config, b.name) for b in config.bots}
+    players = {b.name: player_for(config, b.name, ladder_secrets(ladder.path)) for b in config.bots}
     specs = pair_specs(ladder.seed, "validation", 0, 0, version.key, twin)
     records: list[MatchRecord] = []
 
@@ -240,25 +333,8 @@ def _validation_pair(ladder: Ladder, version: LadderVersion, sandbox: str | None
     trio.run(play)
     for rec in records:
         for t in rec.terminations:
-            return f"validation pair against itself: {t.kind} in {rec.match_id}: {' '.join(t.detail.split())[:300]}"
-    return ""
-
-
-def admit_upload(store: LadderStore, name: str, command: str, build: str | None, author: str, folder: Path,
-                 sandbox: str | None = None) -> Added:
-    """An upload's whole admission, as `arena serve --ladder` runs it: its command confined to ``folder`` (the
-    upload's files), its build, registration, `admit`. A refusal is recorded (a public reason, and the detail
-    for its author); ``same`` when this program is on the ladder already."""
-    from arena.errors import ArenaError
-
-    try:
-        got = register_version(store, name, command, author, build, base_dir=folder, sandbox=sandbox, cwd=folder)
-    except ArenaError as e:
-        return Added(store.record_refusal(name, author, command, str(e)), "refused", str(e))
-    if isinstance(got, LadderVersion):
-        return admit(store, got, sandbox)
-    store.record_refusal(name, author, command, got.reason)  # say so where its author looks
-    return got
+            return f"validation pair against itself: {t.kind}", f"{t.kind} in {rec.match_id}: {t.detail}"
+    return "", ""
 
 
 # ---------------------------------------------------------------------------------------------- the schedule
@@ -405,7 +481,7 @@ def _players(config: TournamentConfig, versions: Sequence[LadderVersion]) -> dic
     since on disk ends its seat in ``tampered`` instead of playing under the old version's name."""
     out = {}
     for v in versions:
-        p = player_for(config, v.key)
+        p = player_for(config, v.key, ladder_secrets(config.database))
         out[v.key] = dataclasses.replace(p, spec=dataclasses.replace(p.spec, fingerprint=v.fingerprint))
     return out
 
@@ -612,7 +688,8 @@ def token_hash(token: str) -> str:
 
 
 __all__ = [
-    "Added", "Ladder", "LadderSettings", "RunOptions", "admit", "admit_upload", "apply_ready", "challenge",
+    "Added", "Ladder", "LadderSettings", "Refusal", "RunOptions", "admit", "admit_upload", "apply_ready",
+    "challenge", "ladder_secrets", "private_text",
     "find_version", "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
     "run_ladder", "standings", "token_hash", "version_key",
 ]
