@@ -160,7 +160,7 @@ def fingerprint(argv: Sequence[str]) -> str:
 _SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
-def confine_command(text: str | Sequence[str], folder: Path) -> list[str]:
+def confine_command(text: str | Sequence[str], folder: Path, check: bool = True) -> list[str]:
     """`resolve_command` for a command that comes from a stranger (an upload), confined to ``folder``: its
     relative paths are resolved there, and its program, script and every argument that names a path must
     lie in ``folder`` (after following links) or be the system's (its programs and libraries, the Python
@@ -168,7 +168,8 @@ def confine_command(text: str | Sequence[str], folder: Path) -> list[str]:
 
     A word names a path when it contains ``/``, is ``.``, ``..`` or starts with ``~``; ``--opt=value``,
     ``a:b``, ``a,b`` (a class path) and ``sh -c`` text are looked at part by part, and ``-I../x`` without
-    its option letters. A plain word (``book.txt``) is a file in ``folder`` if it is one at all."""
+    its option letters. A plain word (``book.txt``) is a file in ``folder`` if it is one at all. Without
+    ``check``, what it names need not exist yet (before a build that makes it)."""
     try:
         words = shlex.split(text) if isinstance(text, str) else [str(t) for t in text]
     except ValueError as e:  # unbalanced quotes
@@ -190,13 +191,17 @@ def confine_command(text: str | Sequence[str], folder: Path) -> list[str]:
     if program.startswith("~") or ("/" in program and not allowed(program)):
         raise refuse(program)
     if "/" not in program and program not in _PYTHON_NAMES and not _system_program(program):
-        raise refuse(program) if shutil.which(program) else BotSpecError(f"command {program!r} not found on PATH")
+        if shutil.which(program):
+            raise refuse(program)
+        if check:
+            raise BotSpecError(f"command {program!r} not found on PATH")
     for word in words[1:]:
         for part in _path_parts(word):
             if part.startswith("~") or not allowed(part):
                 raise refuse(word)
     argv = split_command(words, Path(root))
-    check_command(argv, shlex.join(words), Path(root))
+    if check:
+        check_command(argv, shlex.join(words), Path(root))
     return argv
 
 

@@ -40,6 +40,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: (-slow[item.path], first_seen[item.path]))
 
 
+@pytest.fixture(autouse=True)
+def _readable_tmp_path(request: pytest.FixtureRequest) -> None:
+    """pytest makes a test's tmp_path 0700; as root, arena runs each bot and each build as a uid of its own,
+    which must enter the folders it is shown (a config's folder, beside the bots it builds), as an
+    organiser's folders are (docs/SECURITY.md). Tests of an unreadable folder make one of their own."""
+    if "tmp_path" in request.fixturenames:
+        request.getfixturevalue("tmp_path").chmod(0o755)
+
+
 def arena(*args: str, cwd: Path = ROOT, input: str | None = None, env: Mapping[str, str] | None = None,
           timeout: float = HANG_S) -> subprocess.CompletedProcess[str]:
     """`python -m arena ARGS` in ``cwd`` (the repository unless given), its output captured as text."""

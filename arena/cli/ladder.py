@@ -50,6 +50,9 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     add.add_argument("--author", default="", help="who wrote it (shown on the leaderboard)")
     add.add_argument("--cwd", metavar="DIR", type=Path, default=None,
                      help="the folder the bot runs in, read-only (default: a fresh empty folder of its own)")
+    add.add_argument("--confined", action="store_true",
+                     help="the command is a stranger's, as an upload's: resolved in --cwd DIR, it may name no path "
+                     "outside it, and its build writes DIR alone")
     add_sandbox_option(add)
 
     run = actions.add_parser("run", help="play rated pairs until stopped (Ctrl-C; a resumed run goes on)")
@@ -75,6 +78,8 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
 
     tok = actions.add_parser("token", help="print a new upload token for AUTHOR (only its hash is kept)")
     tok.add_argument("author", metavar="AUTHOR")
+    tok.add_argument("--revoke", action="store_true", help="delete every token of AUTHOR instead: their uploads "
+                     "are refused from now on (their bots stay on the ladder)")
 
     void = actions.add_parser("void", help="void every pair a host played; the next run plays them again")
     void.add_argument("--worker", required=True, metavar="HOST",
@@ -109,8 +114,10 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             cwd = None if args.cwd is None else args.cwd.absolute()
             if cwd is not None and not cwd.is_dir():
                 raise ConfigError(f"--cwd: {args.cwd}: no such folder")
+            if args.confined and cwd is None:
+                raise ConfigError("--confined: give the bot's folder with --cwd DIR")
             got = lad.register_version(store, args.name, args.bot_command, args.author, args.build,
-                                       sandbox=args.sandbox, cwd=cwd)
+                                       sandbox=args.sandbox, cwd=cwd, confined=args.confined)
             if isinstance(got, lad.Added):
                 print(f"{args.name}: nothing added: {got.reason}")
                 return 0
@@ -128,6 +135,10 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         if args.action == "standings":
             return _standings(store, args.json)
         if args.action == "token":
+            if args.revoke:
+                gone = store.revoke_tokens(args.author)
+                print(f"{gone} token{'s' if gone != 1 else ''} of {args.author} revoked")
+                return 0 if gone else 1
             print(lad.new_token(store, args.author))
             return 0
         if args.action == "void":

@@ -57,6 +57,7 @@ __all__ = [
     "plan_sandbox",
     "resolve_sandbox",
     "sandbox_hint",
+    "unreadable",
 ]
 
 SandboxKind = Literal["bwrap", "none"]
@@ -457,17 +458,26 @@ def check_bot_files(name: str, files: Sequence[str]) -> None:
 def _check_readable(name: str, files: Sequence[str]) -> None:
     """ConfigError unless a bot running as its own unprivileged uid (arena run as root) can read its files:
     bubblewrap shows them with their modes, and a 0700 folder of root's would only look broken later."""
+    path, mode = unreadable(files) or ("", 0)
+    if path:
+        raise ConfigError(
+            f"bot {name}: {path} is not readable by other users (mode {mode:04o}), and a sandboxed "
+            f"bot runs as a user of its own; make it readable (chmod -R a+rX {path}) or use sandbox: none")
+
+
+def unreadable(files: Sequence[str]) -> tuple[str, int] | None:
+    """The first of ``files`` (`bot_files`' form) that a uid of its own could not read (a folder: enter), and
+    its mode; None when all can be (or arena is not root, and runs no bot as another uid)."""
     if os.geteuid() != 0:
-        return
+        return None
     for path in files:
         if path.startswith("!") or not os.path.exists(path):
             continue
         mode = os.stat(path).st_mode
         need = 0o005 if os.path.isdir(path) else 0o004
         if mode & need != need:
-            raise ConfigError(
-                f"bot {name}: {path} is not readable by other users (mode {mode & 0o777:04o}), and a sandboxed "
-                f"bot runs as a user of its own; make it readable (chmod -R a+rX {path}) or use sandbox: none")
+            return path, mode & 0o777
+    return None
 
 
 # At most this many entries of a bot's folders are looked at for pipes (a folder of a million files is

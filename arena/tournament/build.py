@@ -21,6 +21,7 @@ import select
 import signal
 import stat
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from arena.referee.sandbox import (
     plan_sandbox,
     resolve_sandbox,
     sandbox_hint,
+    unreadable,
 )
 from arena.tournament.config import BotConfig, ConfigFileError, Problem, TournamentConfig, check_bot_command
 from arena.units import size_text
@@ -216,6 +218,16 @@ def _run(command: str, config: TournamentConfig, limits: BuildLimits,
             if access is not None:
                 plan = _sandbox(command, config, access, limits.memory_bytes)
                 if plan.uid is not None:
+                    hidden = unreadable(_shown(config, access))
+                    if hidden is not None:
+                        plan.release()
+                        return BuildResult("", False), (
+                            f"cannot run: it runs as a user of its own, and {hidden[0]} is not readable by other "
+                            f"users (mode {hidden[1]:04o}); make it readable (chmod a+rX {hidden[0]})")
+                    wrong = _unlendable(access.writable)
+                    if wrong is not None:
+                        plan.release()
+                        return BuildResult("", False), f"cannot run: {wrong}; give its bot a folder of its own"
                     restore = _lend(access, plan.uid)
                 proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env={"PATH": "/usr/bin:/bin"},
                                         stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.STDOUT,
@@ -300,6 +312,27 @@ def _lend(access: BuildAccess, uid: int) -> Callable[[], None]:
                     continue
 
     return give_back
+
+
+# Folders never lent to a build, nor any folder that holds one: the system's, users' homes, and the Python
+# that runs arena (a build that owned them could rewrite what the referee runs).
+_NEVER_LENT = ("/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var", "/boot", "/dev", "/proc", "/sys", "/run",
+               "/home", "/root", "/opt", "/srv", "/tmp", "/mnt", "/media")
+
+
+def _unlendable(folders: Sequence[str]) -> str | None:
+    """Why one of ``folders`` may not be lent to a build (None: all may be)."""
+    import arena
+
+    runtime = (sys.prefix, sys.base_prefix, os.path.dirname(arena.__file__))
+    keep = [*_NEVER_LENT, *{os.path.realpath(p) for p in runtime}]
+    for folder in folders:
+        real = os.path.realpath(folder)
+        inner = next((k for k in keep if k == real or k.startswith(real.rstrip("/") + "/")), None)
+        if inner is not None:
+            what = "is" if inner == real else "holds"
+            return f"its build would write {folder}, which {what} {inner}"
+    return None
 
 
 def _walk(folder: str) -> Iterator[str]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from arena.botspec import BotSpecError, check_command, split_command
+from arena.botspec import BotSpecError, check_command, confine_command, split_command
 from arena.errors import ConfigError
 from arena.game.variants import PRESETS, RulesError, RuleSet
 from arena.referee.clock import TimeControl  # the referee owns time control and limits; the config parses them
@@ -382,7 +382,7 @@ TOP_KEYS = (
 )
 TIME_KEYS = ("move", "bank", "handshake", "grace")
 LIMIT_KEYS = ("memory", "cpu", "processes", "file_size", "cpus")
-BOT_KEYS = ("name", "command", "cwd", "build", "build_network", "time", "ship", "sandbox_paths")
+BOT_KEYS = ("name", "command", "cwd", "build", "build_network", "time", "ship", "sandbox_paths", "confined")
 OUTPUT_KEYS = ("database", "report")
 
 _INVALID: Any = object()  # a value that was reported as a problem
@@ -889,11 +889,23 @@ class _Parser:
             ship = self.ship(fields["ship"]) if "ship" in fields else False
             build_network = self.boolean(fields["build_network"]) if "build_network" in fields else False
             shown = self.sandbox_paths(fields["sandbox_paths"]) if "sandbox_paths" in fields else ()
+            confined = self.boolean(fields["confined"]) if "confined" in fields else False
+            if confined is True and not isinstance(cwd, Path):
+                self.bad(fields["confined"], "confined: true without a cwd",
+                         "a cwd: the folder that holds the bot's files, and all it may use")
             if len(self.problems) > before:
                 continue
             command_text, argv = command
+            if confined and isinstance(cwd, Path):
+                try:  # (a build may make the program: it is checked after the build)
+                    argv = confine_command(command_text, cwd, check=build is None)
+                except BotSpecError as e:
+                    self.bad(fields["command"], str(e), "a command naming only files in the bot's cwd and the "
+                             "system's programs (confined: true)")
+                    continue
             bot = BotConfig(name=name, command=tuple(argv), command_text=command_text, cwd=cwd, build=build,
-                            time=bot_time, ship=ship, build_network=build_network, sandbox_paths=shown)
+                            time=bot_time, ship=ship, build_network=build_network, sandbox_paths=shown,
+                            confined=bool(confined))
             if build is None:  # else the build may produce the program: checked after it ran
                 self.check_runnable(bot, fields)
             bots.append(bot)

@@ -171,6 +171,8 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
         raise ValueError("a confined version needs its folder (cwd)")
     base = cwd if confined and cwd is not None else base_dir or Path.cwd()
     build_output = None
+    if confined:
+        _confine(command, base, check=False)  # before its build runs: a path outside is refused at once
     if build is not None:
         try:
             build_output = _build(store, name, command, build, base, sandbox, confined, build_limits)
@@ -178,14 +180,7 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
             if not confined:
                 raise
             raise Refusal("its build failed", printable(str(e))) from None
-    try:
-        argv = tuple(confine_command(command, base) if confined else resolve_command(command, base))
-    except BotSpecError as e:
-        if not confined:
-            raise
-        why = "its command names a path outside its own folder" if isinstance(e, OutsideError) else \
-            "its command cannot be started"
-        raise Refusal(why, str(e)) from None
+    argv = tuple(_confine(command, base) if confined else resolve_command(command, base))
     fp = fingerprint(argv)
     for v in store.versions():
         if v.fingerprint != fp:
@@ -202,6 +197,16 @@ def register_version(store: LadderStore, name: str, command: str, author: str = 
                             _admitting(), _now(), None, None)
     store.add_version(version, build_output)
     return version
+
+
+def _confine(command: str, folder: Path, check: bool = True) -> list[str]:
+    """`confine_command`, its errors a `Refusal` (the word at fault for the author alone)."""
+    try:
+        return confine_command(command, folder, check)
+    except BotSpecError as e:
+        why = "its command names a path outside its own folder" if isinstance(e, OutsideError) else \
+            "its command cannot be started"
+        raise Refusal(why, str(e)) from None
 
 
 _ADMITTING = re.compile(r"being admitted by pid (\d+) on (\S+)")
@@ -288,6 +293,10 @@ def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None
     return Added(version.key, "refused" if reason else "admitted", reason, private_text(detail))
 
 
+#: An upload's command is confined to its folder, and its build writes that folder alone (tests switch it off
+#: to show what it closes: a command naming another author's folder, the database's or /etc made its build
+#: write there, and its check show it).
+CONFINE_UPLOADS = True
 #: Characters of a refusal's detail kept for its author.
 MAX_DETAIL = 8000
 
@@ -305,11 +314,11 @@ def admit_upload(store: LadderStore, name: str, command: str, build: str | None,
     refusal is recorded (a public reason, and the detail for its author); ``same`` when this program is on
     the ladder already."""
     try:
-        got = register_version(store, name, command, author, build, sandbox=sandbox, cwd=folder, confined=True,
-                               organiser=False, build_limits=build_limits)
-    except Refusal as e:
-        key = store.record_refusal(name, author, command, e.reason, private_text(e.detail))
-        return Added(key, "refused", e.reason, private_text(e.detail))
+        got = register_version(store, name, command, author, build, base_dir=folder, sandbox=sandbox, cwd=folder,
+                               confined=CONFINE_UPLOADS, organiser=False, build_limits=build_limits)
+    except ConfigError as e:
+        reason, detail = (e.reason, private_text(e.detail)) if isinstance(e, Refusal) else (str(e), "")
+        return Added(store.record_refusal(name, author, command, reason, detail), "refused", reason, detail)
     if isinstance(got, LadderVersion):
         return admit(store, got, sandbox)
     store.record_refusal(name, author, command, got.reason)  # say so where its author looks
