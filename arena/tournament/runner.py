@@ -68,9 +68,11 @@ class Progress:
 
 def run_secrets(config: TournamentConfig) -> list[Path]:
     """What no bot may see even when it lies in a bot's folder: the config, the database (with its WAL,
-    shared-memory and lock files) and the report."""
+    shared-memory and lock files, and a ladder's uploaded bots beside it, each shown only its own) and the
+    report."""
     db = str(config.database)
-    return [config.source, config.report_dir, *(Path(db + suffix) for suffix in ("", "-wal", "-shm", ".lock"))]
+    return [config.source, config.report_dir,
+            *(Path(db + suffix) for suffix in ("", "-wal", "-shm", ".lock", ".files"))]
 
 
 def player_for(config: TournamentConfig, name: str, secrets: Iterable[Path] = ()) -> Player:
