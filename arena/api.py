@@ -26,6 +26,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.stats import MeanSprt, PairSprt
 
 if TYPE_CHECKING:
+    from arena.botspec import BotProvenance
     from arena.game.variants import RuleSet
     from arena.referee.clock import TimeControl
     from arena.referee.policy import ViolationPolicy
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from arena.stats.standings import MatchFacts
     from arena.stats.swiss import SwissRound
     from arena.store import Store
-    from arena.tournament.build import BotProvenance
     from arena.tournament.config import ExecutorConfig, TournamentConfig
     from arena.tournament.runner import Progress
 

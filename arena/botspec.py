@@ -26,12 +26,13 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError
 
-__all__ = ["BotSpecError", "OutsideError", "check_command", "confine_command", "fingerprint", "resolve_command",
-           "script_argument", "split_command"]
+__all__ = ["BotProvenance", "BotSpecError", "OutsideError", "check_command", "confine_command", "fingerprint",
+           "resolve_command", "script_argument", "split_command"]
 
 
 class BotSpecError(ConfigError):
@@ -40,6 +41,18 @@ class BotSpecError(ConfigError):
 
 class OutsideError(BotSpecError):
     """A confined command (`confine_command`) names a path outside its folder."""
+
+
+@dataclass(frozen=True)
+class BotProvenance:
+    """What ran as a bot, as the database keeps it: ``command`` as written, ``argv`` the resolved command
+    line, ``hash`` the fingerprint of what runs, ``build_output`` None for a bot without a build."""
+
+    name: str
+    command: str
+    argv: tuple[str, ...]
+    hash: str
+    build_output: str | None = None
 
 
 # Arguments with these endings are scripts handed to an interpreter: they are paths even before they exist

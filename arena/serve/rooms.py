@@ -21,6 +21,7 @@ from typing import Any
 
 import trio
 
+from arena.botspec import BotProvenance
 from arena.game.cards import Card
 from arena.game.match import Match
 from arena.game.variants import RuleSet
@@ -32,7 +33,6 @@ from arena.seeds import derive_seed
 from arena.serve.seat import Watched, WebSeat
 from arena.serve.table import picture
 from arena.store import Store
-from arena.tournament.build import BotProvenance
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import player_for
 

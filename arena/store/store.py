@@ -21,6 +21,7 @@ from typing import Any, Self
 
 import sqlite_utils
 
+from arena.botspec import BotProvenance
 from arena.errors import StoreError
 from arena.game.actions import Action
 from arena.game.cards import Card, CardError, parse_cards
@@ -66,7 +67,6 @@ from arena.store.rows import (
     _stored_termination,
     _stored_tournament,
 )
-from arena.tournament.build import BotProvenance
 
 
 def _now() -> str:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botspec import fingerprint, own_files
+from arena.botspec import BotProvenance, fingerprint, own_files
 from arena.referee.process import bot_environment
 from arena.referee.sandbox import (
     PASS_FDS,
@@ -143,18 +143,6 @@ def run_builds(config: TournamentConfig, *, timeout: float | None = None,
     if problems:
         raise ConfigFileError(problems)
     return results
-
-
-@dataclass(frozen=True)
-class BotProvenance:
-    """What ran as a bot, as the database keeps it: ``command`` as written, ``argv`` the resolved command
-    line, ``hash`` the fingerprint of what runs, ``build_output`` None for a bot without a build."""
-
-    name: str
-    command: str
-    argv: tuple[str, ...]
-    hash: str
-    build_output: str | None = None
 
 
 def bot_provenance(config: TournamentConfig, builds: dict[str, BuildResult]) -> list[BotProvenance]:

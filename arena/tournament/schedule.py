@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.referee.record import MatchSpec
-from arena.seeds import derive_seed
 from arena.tournament.config import TournamentConfig
+from arena.tournament.pairs import pair_specs
+from arena.tournament.swiss import first_round
 
 __all__ = ["MatchSpec", "build_schedule", "pair_specs", "pairings", "schedule"]
 
@@ -52,8 +53,6 @@ def build_schedule(config: TournamentConfig, seed: int | None = None) -> list[Ma
     tournament_seed = config.seed if seed is None else seed
     assert tournament_seed is not None, "a tournament without a seed is scheduled with the one drawn for it"
     if config.format == "swiss":
-        from arena.tournament.swiss import first_round  # (it imports this module)
-
         return first_round(config, tournament_seed)
     challenger = config.challenger if config.format == "gauntlet" else None
     return schedule([b.name for b in config.bots], config.rounds, tournament_seed, config.duplicate, challenger)
@@ -74,32 +73,4 @@ def schedule(
             specs.extend(pair_specs(a, b, pair_index, seed, duplicate, len(specs)))
             if limit is not None and len(specs) >= limit:
                 return specs[:limit]
-    return specs
-
-
-def pair_specs(a: str, b: str, pair_index: int, seed: int, duplicate: bool, order: int) -> list[MatchSpec]:
-    """The two matches of pair ``pair_index`` of the pairing (a, b), seats swapped, the first at ``order``.
-
-    With ``duplicate`` both play the same deals. The seeds depend on the two names and ``pair_index``
-    only: a Swiss round (arena.tournament.swiss, where ``pair_index`` is the round) deals as a round robin's
-    pair with that index would.
-    """
-    lo, hi = sorted((a, b))  # seeds by name, not by position in the file
-    specs: list[MatchSpec] = []
-    for game in (0, 1):
-        seat0, seat1 = (a, b) if game == 0 else (b, a)
-        deal_parts: tuple[object, ...] = (seed, lo, hi, pair_index, "deals")
-        if not duplicate:
-            deal_parts += (seat0,)
-        specs.append(MatchSpec(
-            match_id=f"{a}-vs-{b}-p{pair_index}-g{game}",
-            pairing=(a, b),
-            pair_index=pair_index,
-            game=game,
-            seat0=seat0,
-            seat1=seat1,
-            deal_seed=derive_seed(*deal_parts),
-            match_seed=derive_seed(seed, lo, hi, pair_index, "match", seat0),
-            order=order + game,
-        ))
     return specs

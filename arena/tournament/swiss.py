@@ -30,7 +30,7 @@ from arena.errors import ArenaError
 from arena.referee.record import MatchSpec
 from arena.stats.swiss import SwissTable, swiss_table
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import pair_specs
+from arena.tournament.pairs import pair_specs
 
 __all__ = ["SwissError", "first_round", "next_round", "round_specs", "swiss_pairings"]
 
