@@ -33,7 +33,7 @@ from arena.report import context as ctx
 if TYPE_CHECKING:
     from arena.store import Store, StoredMatch, StoredTermination
 
-__all__ = ["environment", "render_report"]
+__all__ = ["environment", "match_data_file", "render_report"]
 
 _HERE = Path(__file__).resolve().parent
 STATIC_FILES = ("report.css", "board.css", "cards.js", "report.js")  # board.css, cards.js: shared with arena serve
@@ -250,6 +250,25 @@ def render_matches(store: Store, out: Path, job: dict[str, Any]) -> None:
                                  (by_id.get(prev) if prev else None, by_id.get(nxt) if nxt else None), rules, full)
         file = ctx.file_name(mid)
         _write(out / "data" / f"{file}.js", ctx.match_data_script(file, payload))
+
+
+def match_data_file(store: Store, match_id: str, transcripts: str = "faults") -> str | None:
+    """One finished match's data file (``data/<file>.js``), read and built from that match alone, its
+    duplicate partner named: what `arena serve --ladder` answers for a replay however many matches the
+    database holds. The viewer links no previous and next match. None when there is no such finished match."""
+    m = store.match(match_id)
+    if m is None or not m.done:
+        return None
+    game = m.spec.game or 0
+    twin_id = match_id[:-1] + str(1 - game) if match_id.endswith(f"-g{game}") else None
+    partner = store.match(twin_id) if twin_id else None
+    rules = ctx.rules_of(store.tournament_info().rules)
+    terms = store.match_terminations(match_id)
+    full = ctx.wants_transcripts(transcripts, m, terms)
+    payload = ctx.match_data(m, store.deals(match_id), terms, store.seats(match_id, referee_lines=full),
+                             partner if partner is not None and partner.done else None, (None, None), rules, full)
+    file = ctx.file_name(match_id)
+    return ctx.match_data_script(file, payload)
 
 
 # ------------------------------------------------------------------------------------------- other pages

@@ -473,6 +473,11 @@ class Store:
         return [_stored_match(r) for r in self.db.query(
             "SELECT * FROM matches WHERE tournament = ? ORDER BY ord", [tournament])]
 
+    def match(self, match_id: str) -> StoredMatch | None:
+        """One match by its id (None: no such match): for a page of one match, without reading the others."""
+        rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
+        return _stored_match(rows[0]) if rows else None
+
     def swiss_games(self, tournament: str) -> list[SwissGame]:
         """Every scheduled match as a Swiss counts it (its round is its ``pair_index``), in schedule order."""
         return [SwissGame(r, (a, b), status == "done", winner) for r, a, b, status, winner in self.db.execute(
