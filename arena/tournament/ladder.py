@@ -279,7 +279,7 @@ def admit(store: LadderStore, version: LadderVersion, sandbox: str | None = None
         failed = [c for c in report.checks if c.status is Status.FAIL] or [
             c for c in report.checks if c.status is Status.NOT_REACHED]
         # the first failure says what to fix; the rest (a bot that crashes fails them all alike) would bury it
-        more = f" (and {len(failed) - 1} more: `arena check` lists them)" if len(failed) > 1 else ""
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
         # the terminations' kinds are arena's own words (crash, timeout, ...): public; what the bot said is not
         kinds = sorted({str(t.kind) for rec in report.records for t in rec.terminations})
         ended = f"; the bot ended in {', '.join(kinds)}" if kinds else ""
