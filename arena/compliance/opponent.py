@@ -27,6 +27,7 @@ RANKS = "9JQKTA"
 POINTS = (0, 2, 3, 4, 10, 11)
 STEER = ("follow", "head", "trump")
 Hand = tuple[int, ...]
+SEARCH_TRICKS = 1  # with the talon known: search once this many tricks (or fewer) are left before it runs out
 
 
 def card(text: str) -> int:
@@ -84,90 +85,118 @@ def beats(answer: int, led: int, trump: int) -> bool:
 
 
 class Steer:
-    """Can the opponent force the follow rule ``kind`` on the bot in the strict phase, whatever the bot plays?
-    Every card is known there; the bot's marriages and declarations are not modelled (they are its choice)."""
+    """How likely the follow rule ``kind`` is to be put before the bot, if it plays at random (1.0: whatever it
+    plays), and the card that makes it likeliest. The search knows every card (the bot's hand and the talon's
+    order, see steer()); it models the free and the strict phase, the draws and the automatic end at 66, not
+    the bot's marriages, exchanges and declarations."""
 
     def __init__(self, kind: str, trump: int, rules: dict[str, str]) -> None:
         self.kind, self.trump, self.rules = kind, trump, rules
         self.automatic = rules.get("declare_66", "automatic") == "automatic"
-        self.memo: dict[tuple[Hand, Hand, bool, int, int], bool] = {}
+        self.always_strict = rules.get("follow_while_open") == "strict"
+        self.memo: dict[tuple[Hand, Hand, Hand, bool, int, int], float] = {}
 
-    def trick(self, lead: int, answer: int, leader_is_us: bool, mine: int, theirs: int) -> tuple[bool, int, int, bool]:
-        """(we win the trick, our points, their points, the deal ends) after ``answer`` to ``lead``."""
-        answer_wins = beats(answer, lead, self.trump)
-        we_win = answer_wins != leader_is_us
-        worth = points(lead) + points(answer)
-        if we_win:
-            mine += worth
-        else:
-            theirs += worth
-        over = self.automatic and (mine if we_win else theirs) >= 66
-        return we_win, mine, theirs, over
+    def _plays(self, hand: Hand, led: int, talon: Hand) -> Sequence[int]:
+        return playable(hand, led, self.trump, self.rules) if self.always_strict or not talon else hand
 
-    def we_lead(self, ours: Hand, bot: Hand, mine: int, theirs: int) -> int | None:
-        """A card to lead that forces the follow rule now or later, or None."""
+    def we_lead(self, ours: Hand, bot: Hand, talon: Hand, mine: int, theirs: int) -> tuple[float, int | None]:
+        if self.always_strict or not talon:
+            for c in ours:
+                if situation(bot, c, self.trump, self.rules) == self.kind:
+                    return 1.0, c
+        best: tuple[float, int | None] = (0.0, None)
         for c in ours:
-            if situation(bot, c, self.trump, self.rules) == self.kind:
-                return c
-        for c in ours:
-            if self._leads_to_it(c, ours, bot, mine, theirs):
-                return c
-        return None
+            rest = tuple(x for x in ours if x != c)
+            answers = self._plays(bot, c, talon)
+            value = sum(self._after(rest, tuple(x for x in bot if x != a), talon, c, a, True, mine, theirs)
+                        for a in answers) / len(answers)
+            if value > best[0]:
+                best = (value, c)
+                if value == 1.0:
+                    break
+        return best
 
-    def _leads_to_it(self, c: int, ours: Hand, bot: Hand, mine: int, theirs: int) -> bool:
-        rest = tuple(x for x in ours if x != c)
-        for answer in playable(bot, c, self.trump, self.rules):
-            if not self._after(rest, tuple(x for x in bot if x != answer), c, answer, True, mine, theirs):
-                return False
-        return True
+    def we_answer(self, ours: Hand, bot: Hand, talon: Hand, led: int, mine: int,
+                  theirs: int) -> tuple[float, int | None]:
+        best: tuple[float, int | None] = (0.0, None)
+        for c in self._plays(ours, led, talon):
+            value = self._after(tuple(x for x in ours if x != c), bot, talon, led, c, False, mine, theirs)
+            if value > best[0]:
+                best = (value, c)
+                if value == 1.0:
+                    break
+        return best
 
-    def we_answer(self, ours: Hand, bot: Hand, led: int, mine: int, theirs: int) -> int | None:
-        """A card to answer ``led`` with that forces the follow rule later, or None."""
-        for c in playable(ours, led, self.trump, self.rules):
-            if self._after(tuple(x for x in ours if x != c), bot, led, c, False, mine, theirs):
-                return c
-        return None
-
-    def _after(self, ours: Hand, bot: Hand, lead: int, answer: int, leader_is_us: bool, mine: int,
-               theirs: int) -> bool:
-        if not ours or not bot:
-            return False
-        we_win, mine, theirs, over = self.trick(lead, answer, leader_is_us, mine, theirs)
-        if over:
-            return False
-        key = (ours, bot, we_win, mine, theirs)
-        if key not in self.memo:
-            self.memo[key] = False  # (no cycles: every step plays cards)
+    def _after(self, ours: Hand, bot: Hand, talon: Hand, lead: int, answer: int, leader_is_us: bool, mine: int,
+               theirs: int) -> float:
+        we_win = beats(answer, lead, self.trump) != leader_is_us
+        if self.automatic:  # (else the points change nothing here: a declaration is the bot's choice)
+            worth = points(lead) + points(answer)
             if we_win:
-                self.memo[key] = self.we_lead(ours, bot, mine, theirs) is not None
+                mine += worth
             else:
-                self.memo[key] = all(self.we_answer(ours, tuple(x for x in bot if x != b), b, mine, theirs)
-                                     is not None for b in bot)
+                theirs += worth
+            if max(mine, theirs) >= 66:
+                return 0.0  # the deal ends here
+        if talon:  # the winner draws first; the loser gets the next card (the last one is the turned card)
+            first, second = (talon[0],), (talon[1],)
+            ours, bot = (ours + first, bot + second) if we_win else (ours + second, bot + first)
+            talon = talon[2:]
+        if not ours or not bot:
+            return 0.0
+        key = (ours, bot, talon, we_win, mine, theirs)
+        if key not in self.memo:
+            if we_win:
+                self.memo[key] = self.we_lead(ours, bot, talon, mine, theirs)[0]
+            else:
+                self.memo[key] = sum(self.we_answer(ours, tuple(x for x in bot if x != b), talon, b, mine, theirs)[0]
+                                     for b in bot) / len(bot)
         return self.memo[key]
 
 
-def steer(kind: str, turn: dict[str, str], legal: list[str], rules: dict[str, str]) -> str:
-    """The steering opponent's action token (``legal`` without declare, close and marriages)."""
+def steer(kind: str, turn: dict[str, str], legal: list[str], rules: dict[str, str],
+          talon: Sequence[int] = (), lookahead: int | None = None) -> str:
+    """The steering opponent's action token (``legal`` without declare, close and marriages). ``talon`` is the
+    deal's talon in drawing order as dealt (its last card the turned one): with it the opponent knows every
+    card, and searches once no more than ``lookahead`` tricks remain before the talon runs out; without it,
+    only once the talon has run out (every card is known then)."""
     plays = [card(t.split(":")[1]) for t in legal if t.startswith("play:")]
     hand = cards(turn["hand"])
     trump = SUITS.index(turn["trump"])
     led = None if turn["led"] == "-" else card(turn["led"])
     mine, theirs = int(turn["points"]), int(turn["opp_points"])
-    strict = turn["talon"] == "0" or turn["closed"] != "-" or rules.get("follow_while_open") == "strict"
+    size = int(turn["talon"])
+    lookahead = SEARCH_TRICKS if lookahead is None else lookahead
     choice = None
-    if strict and turn["talon"] == "0":  # every card is known: the bot holds the rest
+    if turn["closed"] == "-" and (size == 0 or (talon and size <= 2 * lookahead)):
+        rest: Hand = ()
+        if size:
+            turned = talon[-1] if turn["turned"] == "-" else card(turn["turned"])
+            rest = (*talon[len(talon) - size:-1], turned)
         deck = [c for c in range(24) if rules.get("deck") != "20" or c % 6 != 0]
-        seen = set(hand) | set(cards(turn["played"])) | ({led} if led is not None else set())
+        seen = set(hand) | set(cards(turn["played"])) | set(rest) | ({led} if led is not None else set())
         bot = tuple(c for c in deck if c not in seen)
-        solver = Steer(kind, trump, rules)
+        solver = _solver(kind, trump, rules)
         ours = tuple(hand)
         if led is None:
-            choice = solver.we_lead(ours, bot, mine, theirs)
+            choice = solver.we_lead(ours, bot, rest, mine, theirs)[1]
         else:
-            choice = solver.we_answer(ours, bot, led, mine, theirs)
-    if choice is None:
+            choice = solver.we_answer(ours, bot, rest, led, mine, theirs)[1]
+    if choice is None or choice not in plays:
         choice = _keep_going(plays, led, trump, mine)
     return "play:" + text(choice)
+
+
+_SOLVERS: dict[tuple[str, int, tuple[tuple[str, str], ...]], Steer] = {}
+
+
+def _solver(kind: str, trump: int, rules: dict[str, str]) -> Steer:
+    """One search (and its memory of positions) for every decision of a deal, and of the next ones."""
+    key = (kind, trump, tuple(sorted(rules.items())))
+    solver = _SOLVERS.get(key)
+    if solver is None or len(solver.memo) > 200_000:
+        solver = _SOLVERS[key] = Steer(kind, trump, rules)
+    return solver
 
 
 def _keep_going(plays: list[int], led: int | None, trump: int, mine: int) -> int:
@@ -190,6 +219,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--script", default="", help="comma-separated action tokens to play first")
     parser.add_argument("--steer", default="", choices=("", *STEER), help="steer towards this follow rule")
+    parser.add_argument("--talon", default="", help="with --steer: the deal's talon as dealt, in drawing order")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     script = [a for a in args.script.split(",") if a]
@@ -213,7 +243,7 @@ def main() -> None:
                 action = script.pop(0)
             elif args.steer and any(a.startswith("play:") for a in legal):
                 script.clear()
-                action = steer(args.steer, turn, legal, rules)
+                action = steer(args.steer, turn, legal, rules, cards(args.talon))
             else:
                 script.clear()
                 action = rng.choice(legal)

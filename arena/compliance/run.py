@@ -37,7 +37,7 @@ _SLOW = (Termination.TIMEOUT, Termination.HANDSHAKE)
 PROBE_S = 2.0  # how long the flush probe waits for the output a bot writes when its input ends
 # Steered deals per follow rule at most: each is played only while the bot has not met the rule yet, and the
 # bot's own choices (a declaration of 66, say) can end a deal before the talon runs out.
-STEER_TRIES = 16
+STEER_TRIES = 30
 
 
 @dataclass(frozen=True)
@@ -269,7 +269,9 @@ def met(played: list[Played], variant: str, kind: str) -> bool:
 
 def _opponent_spec(bot: BotSpec, plan: Plan) -> BotSpec:
     script = ",".join(plan.setup.script) if plan.setup is not None else ""
-    steer = ("--steer", plan.setup.kind) if plan.setup is not None and plan.setup.steered else ()
+    steer: tuple[str, ...] = ()
+    if plan.setup is not None and plan.setup.steered:
+        steer = ("--steer", plan.setup.kind, "--talon", plan.setup.talon(plan.rules))
     name = "random" if bot.name != "random" else "random-opponent"
     return BotSpec(name, (sys.executable, OPPONENT, "--seed", str(plan.opponent_seed), "--script", script, *steer),
                    sandbox=bot.sandbox)
