@@ -294,19 +294,30 @@ def _at_boundary(p: Played, decisions: Sequence[s.Decision]) -> bool:
 def _situation(key: str, title: str, analysis: _Situations, variants: Sequence[RuleSet], played: Sequence[Played],
                shown: _Shown) -> Check:
     tally = analysis.tally[key]
-    if key == s.DECLARE and not any(r.declare_66 == "manual" for r in variants):
-        return Check(key, title, Status.NOT_APPLICABLE, "no variant checked has declare_66=manual "
-                                                        "(sixty-six and schnapsen have it)")
-    if key == s.EXCHANGE and all(r.exchange_rank == "none" for r in variants):
-        return Check(key, title, Status.NOT_APPLICABLE, "no variant checked has an exchange")
+    never = [(r.name, s.never_arises(r, key)) for r in variants]
+    if all(why is not None for _, why in never):
+        if key == s.DECLARE:
+            return Check(key, title, Status.NOT_APPLICABLE, "no variant checked has declare_66=manual "
+                                                            "(sixty-six and schnapsen have it)")
+        reasons = sorted({f"{why}" if len(variants) == 1 else f"{name}: {why}" for name, why in never})
+        return Check(key, title, Status.NOT_APPLICABLE, "the rules checked never offer it: " + "; ".join(reasons))
     if tally.failed is not None:
         return _failure(tally.failed, title, shown)
     if not tally.offered:
         setup = key if key in s.FORCED else s.LEAD
         skipped = next((p.skipped for p in played if p.skipped and p.plan.setup is not None
                         and p.plan.setup.kind == setup), "")
-        return Check(key, title, Status.NOT_REACHED, f"the set-up deal was {skipped}" if skipped else
-                     "the bot was never offered it: its matches ended first")
+        steered = [p for p in played if p.plan.setup is not None and p.plan.setup.steered
+                   and p.plan.setup.kind == key and p.record is not None]
+        if skipped:
+            detail = f"the set-up deal was {skipped}"
+        elif steered:
+            detail = (f"the bot was never offered it: in {len(steered)} steered "
+                      f"deal{'s' if len(steered) > 1 else ''} (the follow rules bind only once the talon has run "
+                      "out) and its matches, every deal ended first")
+        else:
+            detail = "the bot was never offered it: its matches ended first"
+        return Check(key, title, Status.NOT_REACHED, detail)
     detail = f"offered {_times(tally.offered)}, answered legally every time"
     check = Check(key, title, Status.PASS, detail)
     if key == s.DECLARE:

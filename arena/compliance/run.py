@@ -2,7 +2,9 @@
 
 One bot process plays every match of the check in a row, as a tournament that reuses processes would run
 it: the handshake first (with a probe for unflushed output when no answer comes), then the set-up deals
-and the matches against the random bot of every variant, and `quit` at the end. A violation ends the
+and the matches against the random bot of every variant, then (where the rules bind the follow rules only
+once the talon has run out) steered deals until each follow rule has been put before the bot, and `quit` at
+the end. A violation ends the
 bot's part in that match (the referee's lose-match policy); the next match starts a new process.
 """
 
@@ -14,7 +16,8 @@ from pathlib import Path
 
 import trio
 
-from arena.compliance.situations import SETUPS, SetUp, find_setup
+from arena.compliance import situations as s
+from arena.compliance.situations import FORCED, SETUPS, SetUp, find_setup, steered_setups
 from arena.game.variants import RuleSet
 from arena.protocol import messages as m
 from arena.referee.clock import TimeControl
@@ -32,6 +35,9 @@ QUIT_GRACE_S = 2.0  # docs/PROTOCOL.md: exit within 2 seconds of `quit`
 MAX_SLOW_FAILURES = 2
 _SLOW = (Termination.TIMEOUT, Termination.HANDSHAKE)
 PROBE_S = 2.0  # how long the flush probe waits for the output a bot writes when its input ends
+# Steered deals per follow rule at most: each is played only while the bot has not met the rule yet, and the
+# bot's own choices (a declaration of 66, say) can end a deal before the talon runs out.
+STEER_TRIES = 30
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Plan:
     bot_seat: int
     opponent_seed: int
     setup: SetUp | None = None  # None: a whole match against the random bot
+    steer: str = ""  # a follow rule: a placeholder for steered deals (setup None), played while it is not met
 
     @property
     def variant(self) -> str:
@@ -100,13 +107,17 @@ class Evidence:
 
 def make_plans(variants: list[RuleSet], seed: int, matches: int) -> list[Plan]:
     """Per variant: the set-up deals (one-deal matches), then ``matches`` matches against the random bot, the
-    bot's seat alternating and each pair on the same deals."""
+    bot's seat alternating and each pair on the same deals, then a placeholder for the steered deals of each
+    follow rule the rules produce, but at no first decision (see _play_steered)."""
     plans: list[Plan] = []
     for rules in variants:
         one_deal = rules.with_overrides({"match_target": 1})
+        steer = []
         for kind in SETUPS:
             setup = find_setup(one_deal, kind, seed)
             if setup is None:
+                if kind in FORCED and s.never_arises(rules, kind) is None:
+                    steer.append(kind)
                 continue
             plans.append(Plan(f"check-{rules.name}-{kind}", one_deal, setup.deal_seed, setup.bot_seat,
                               derive_seed("arena-check", seed, rules.name, kind, "opponent"), setup))
@@ -114,6 +125,7 @@ def make_plans(variants: list[RuleSet], seed: int, matches: int) -> list[Plan]:
             deal_seed = derive_seed("arena-check", seed, rules.name, "match", i // 2)
             plans.append(Plan(f"check-{rules.name}-match{i + 1}", rules, deal_seed, i % 2,
                               derive_seed("arena-check", seed, rules.name, "match", i, "opponent")))
+        plans += [Plan(f"check-{rules.name}-{kind}", one_deal, seed, 0, 0, steer=kind) for kind in steer]
     return plans
 
 
@@ -175,39 +187,93 @@ async def _late_lines(bot: BotProcess) -> list[str]:
     return lines
 
 
+@dataclass
+class _Session:
+    handle: BotHandle
+    spec: BotSpec
+    evidence: Evidence
+    nursery: trio.Nursery
+    matches_by_pid: dict[int, int] = field(default_factory=dict)
+    failed: int = 0  # matches that ran into a time limit
+
+
 async def _play_all(handle: BotHandle, spec: BotSpec, plans: list[Plan], evidence: Evidence,
                     nursery: trio.Nursery) -> None:
-    matches_by_pid: dict[int, int] = {}
-    failed = 0
+    session = _Session(handle, spec, evidence, nursery)
     for plan in plans:
-        if failed >= MAX_SLOW_FAILURES:
-            evidence.played.append(Played(plan, skipped=f"skipped after {failed} matches that ran into a time limit"))
-            continue
-        pid = handle.bot.proc.pid if handle.bot is not None else None
-        played = Played(plan, reused=pid is not None and matches_by_pid.get(pid, 0) > 0)
-        opponent = BotHandle(Player(_opponent_spec(spec, plan), OPPONENT_TIME), nursery)
-        handles = (handle, opponent) if plan.bot_seat == 0 else (opponent, handle)
-        try:
-            played.record = await play_match(plan.match_id, (handles[0].player, handles[1].player), plan.rules,
-                                              plan.deal_seed, plan.opponent_seed, ViolationPolicy.LOSE_MATCH,
-                                              handles=handles)
-        finally:
-            await opponent.quit()
-        ours = [t for t in played.record.terminations if t.seat != plan.bot_seat]
-        if ours:  # arena's own random bot failed: a bug (or a machine too loaded for 30 s a move)
-            raise RuntimeError(f"arena check's opponent failed in {plan.match_id}: {ours[0].kind}: {ours[0].detail}")
+        if plan.steer:
+            await _play_steered(session, plan)
+        else:
+            await _play(session, plan)
+
+
+async def _play(session: _Session, plan: Plan) -> Played:
+    handle, evidence = session.handle, session.evidence
+    if session.failed >= MAX_SLOW_FAILURES:
+        played = Played(plan, skipped=f"skipped after {session.failed} matches that ran into a time limit")
         evidence.played.append(played)
-        if played.ended in _SLOW:
-            failed += 1
-        if handle.bot is not None:
-            now = handle.bot.proc.pid
-            matches_by_pid[now] = matches_by_pid.get(now, 0) + 1
+        return played
+    pid = handle.bot.proc.pid if handle.bot is not None else None
+    played = Played(plan, reused=pid is not None and session.matches_by_pid.get(pid, 0) > 0)
+    opponent = BotHandle(Player(_opponent_spec(session.spec, plan), OPPONENT_TIME), session.nursery)
+    handles = (handle, opponent) if plan.bot_seat == 0 else (opponent, handle)
+    try:
+        played.record = await play_match(plan.match_id, (handles[0].player, handles[1].player), plan.rules,
+                                          plan.deal_seed, plan.opponent_seed, ViolationPolicy.LOSE_MATCH,
+                                          handles=handles)
+    finally:
+        await opponent.quit()
+    ours = [t for t in played.record.terminations if t.seat != plan.bot_seat]
+    if ours:  # arena's own random bot failed: a bug (or a machine too loaded for 30 s a move)
+        raise RuntimeError(f"arena check's opponent failed in {plan.match_id}: {ours[0].kind}: {ours[0].detail}")
+    evidence.played.append(played)
+    if played.ended in _SLOW:
+        session.failed += 1
+    if handle.bot is not None:
+        now = handle.bot.proc.pid
+        session.matches_by_pid[now] = session.matches_by_pid.get(now, 0) + 1
+    return played
+
+
+async def _play_steered(session: _Session, placeholder: Plan) -> None:
+    """Steered deals for the follow rule ``placeholder.steer``, one at a time until the bot has met it (here
+    or in any match of the variant before), STEER_TRIES have been played, or the bot's part in one ended
+    early (that failure is reported; more deals would not change the verdict)."""
+    kind, rules = placeholder.steer, placeholder.rules
+    setups = steered_setups(rules, kind, placeholder.deal_seed)
+    for attempt in range(STEER_TRIES):
+        if met(session.evidence.played, rules.name, kind):
+            return
+        setup = next(setups, None)
+        if setup is None:
+            return
+        name = placeholder.match_id + ("" if attempt == 0 else f"-{attempt + 1}")
+        plan = Plan(name, rules, setup.deal_seed, setup.bot_seat,
+                    derive_seed("arena-check", placeholder.deal_seed, rules.name, kind, attempt, "opponent"), setup)
+        played = await _play(session, plan)
+        if played.record is None or played.ended is not None:
+            return
+
+
+def met(played: list[Played], variant: str, kind: str) -> bool:
+    """The bot was put before the situation ``kind`` in a match of ``variant`` (answered or not)."""
+    for p in played:
+        if p.record is None or p.plan.variant != variant:
+            continue
+        t = p.termination
+        for d in s.decisions(p.plan.rules, p.record.deals, p.plan.bot_seat, None if t is None else t.deal):
+            if kind in d.situations:
+                return True
+    return False
 
 
 def _opponent_spec(bot: BotSpec, plan: Plan) -> BotSpec:
     script = ",".join(plan.setup.script) if plan.setup is not None else ""
+    steer: tuple[str, ...] = ()
+    if plan.setup is not None and plan.setup.steered:
+        steer = ("--steer", plan.setup.kind, "--talon", plan.setup.talon(plan.rules))
     name = "random" if bot.name != "random" else "random-opponent"
-    return BotSpec(name, (sys.executable, OPPONENT, "--seed", str(plan.opponent_seed), "--script", script),
+    return BotSpec(name, (sys.executable, OPPONENT, "--seed", str(plan.opponent_seed), "--script", script, *steer),
                    sandbox=bot.sandbox)
 
 
