@@ -1,18 +1,27 @@
-"""A simulated ladder: how fast a new bot is placed, and how well the ladder's ratings predict (issue 26).
+"""A simulated ladder: how fast a new bot is placed, how the pairs are spent, and how well the ladder's
+ratings predict (issues 26 and 34).
 
     .venv/bin/python bench/ladder_sim.py [--seeds 24] [--bots 30] [--spread 800] [--established 200]
-                                         [--horizon 3000] [--stay 1000] [--skip-trueskill]
+                                         [--horizon 3000] [--stay 1000] [--window 2] [--skip-trueskill]
+                                         [--only weak|placement|prediction]
 
 Bots have known strengths (Elo drawn uniformly from 0..spread, per seed); a duplicate pair is two matches,
 each won by ``first`` with the Bradley-Terry probability of the true difference (draw-free, independent).
+A ladder runs as `arena ladder run` does, ``--window`` W pairs in flight: pair k is chosen from the results
+of pairs 0 .. k - W, under one of two rules (RULES): issue 34's (today's: the pairs in flight count, no
+back-to-back repeat, a settled version's fair share) and the one before it (the pairs in flight unseen).
 
-1. **Placement**: a ladder of ``--bots`` bots plays ``--established`` pairs per bot with the matchmaking
-   rule (arena.stats.ladder.next_pair); then a new bot enters, and the ladder goes on, once with the rule
-   and once with random pairing (two distinct bots, uniformly). Placed: the first ladder pair after which
+0. **Issue 34's weak upload**: twelve reference bots play 150 pairs, then an upload far weaker than all
+   enters and 88 more are played: its pairs (and those after its rank was settled), back-to-back repeats,
+   and the pairs settled versions took beyond their share (:func:`spending`).
+1. **Placement**: a ladder of ``--bots`` bots plays ``--established`` pairs per bot under the rule before
+   issue 34; then a new bot enters, and the same ladder goes on under each rule and under random pairing
+   (two distinct bots, uniformly). Placed: the first ladder pair after which
    the new bot's rank interval contains its true rank and lies within ±1 of it (also ±2, ±3, and no wider
    than the established bots' median) and stays so for ``--stay`` more ladder pairs. Medians over seeds, in
    ladder pairs and in the new bot's own pairs; a seed not placed by ``--horizon`` (four times that under
-   random pairing, whose new bot plays one pair in fifteen) counts as the horizon (and is counted).
+   random pairing, whose new bot plays one pair in fifteen) counts as the horizon (and is counted). Also
+   how the first ``--stay`` pairs after it entered were spent.
 2. **Prediction**: the same bots play pairs chosen at random; the ladder's ratings after the first 80%,
    arena.stats.ratings' joint fit of them, and TrueSkill (``pip install 'arena[bench]'``) predict each match
    of the last 20%: log loss and Brier score per match, beside the true model's. Also the ladder ratings'
@@ -45,6 +54,7 @@ from arena.stats.ladder import (  # noqa: E402
     PairResult,
     choose_pair,
     rank_interval,
+    settled,
 )
 from arena.stats.ratings import expected_score  # noqa: E402
 
@@ -99,47 +109,112 @@ class Ladder:
         return other
 
 
-Policy = Callable[[Ladder, random.Random], tuple[str, str]]
+#: The matchmaking rules measured: today's (before issue 34: every pairing open, the pairs in flight
+#: unseen) and issue 34's (the pairs in flight count, no back-to-back repeat, a settled version's fair share).
+RULES = ("before issue 34", "issue 34")
 
 
-def matchmaking(ladder: Ladder, rng: random.Random) -> tuple[str, str]:
-    pair = choose_pair(ladder.entrants, ladder.state, ladder.played, rng)
-    assert pair is not None
-    return pair
+class Run:
+    """A ladder played as `arena ladder run` plays it: pair k is chosen from the results of pairs 0 .. k - W
+    (W pairs in flight) by ``rule`` (one of RULES, or "random": two distinct bots, uniformly). Records each
+    pair's pairing and the versions settled (rank interval one rank wide) as the chooser saw them."""
+
+    def __init__(self, ladder: Ladder, rule: str, window: int) -> None:
+        self.ladder, self.rule, self.window = ladder, rule, window
+        self.pairings: list[tuple[str, str]] = []
+        self.scores: list[float] = []
+        self.settled: list[set[str]] = []
+        self.applied = 0
+
+    def copy(self, rule: str | None = None) -> Run:
+        other = Run(self.ladder.copy(), rule or self.rule, self.window)
+        other.pairings, other.scores, other.settled = list(self.pairings), list(self.scores), list(self.settled)
+        other.applied = self.applied
+        return other
+
+    def step(self, rng: random.Random, truth: dict[str, float]) -> tuple[str, str]:
+        """Choose, play and record the next pair (its result applied W - 1 pairs later)."""
+        k = len(self.pairings)
+        while self.applied <= k - self.window:
+            self.ladder.play(*self.pairings[self.applied], self.scores[self.applied])
+            self.applied += 1
+        lad = self.ladder
+        active = [e.key for e in lad.entrants if e.active]
+        self.settled.append(settled(lad.state, active))
+        pick: tuple[str, str] | None
+        if self.rule == "random":
+            pick = (lambda a, b: (a, b))(*rng.sample(active, 2))
+        elif self.rule == "issue 34":
+            recent = self.pairings[-(len(active) + self.window):]
+            pick = choose_pair(lad.entrants, lad.state, lad.played, rng, recent=recent,
+                               in_flight=min(self.window - 1, k))
+        else:
+            pick = choose_pair(lad.entrants, lad.state, lad.played, rng)
+        assert pick is not None
+        self.pairings.append(pick)
+        self.scores.append(pair_score(rng, truth[pick[0]], truth[pick[1]]))
+        return pick
+
+    def view(self) -> dict[str, Belief]:
+        """The beliefs the chooser sees now (the results of all but the last W - 1 pairs)."""
+        return self.ladder.state
 
 
-def random_pairing(ladder: Ladder, rng: random.Random) -> tuple[str, str]:
-    first, second = rng.sample([e.key for e in ladder.entrants], 2)
-    return first, second
+def spending(run: Run, start: int, stop: int) -> dict[str, float]:
+    """Over pairs start .. stop - 1 of ``run``: back-to-back repeats, and the pairs settled versions took.
+
+    "settled slots": the seats (two a pair) taken by a version settled when its pair was chosen, in % of
+    all seats; "over share": the pairs a settled version played beyond its fair share, 2/N of the pairs
+    chosen while it was settled, summed over versions; "max settled share": the largest share of those
+    pairs one version took (of versions settled for at least N pairs), in units of 2/N."""
+    pairings, marks = run.pairings[start:stop], run.settled[start:stop]
+    n = len([e for e in run.ladder.entrants if e.active])
+    repeats = sum(frozenset(a) == frozenset(b) for a, b in zip(pairings, pairings[1:], strict=False))
+    slots = sum(key in mark for pair, mark in zip(pairings, marks, strict=True) for key in pair)
+    while_settled: Counter[str] = Counter()
+    played_settled: Counter[str] = Counter()
+    for pair, mark in zip(pairings, marks, strict=True):
+        for key in mark:
+            while_settled[key] += 1
+            played_settled[key] += key in pair
+    over = sum(max(0.0, played_settled[k] - 2 / n * while_settled[k]) for k in while_settled)
+    shares = [played_settled[k] / while_settled[k] / (2 / n) for k in while_settled if while_settled[k] >= n]
+    return {"repeats": repeats, "settled slots %": 100 * slots / (2 * len(pairings)), "over share": over,
+            "max settled share": max(shares, default=0.0)}
 
 
-def placement(seed: int, bots: int, spread: float, established: int, horizon: int, stay: int,
+def placement(seed: int, bots: int, spread: float, established: int, horizon: int, stay: int, window: int,
               ) -> dict[str, dict[str, list]]:
-    """For each policy: per window, the ladder pairs and the new bot's own pairs until it was placed."""
+    """For each rule: per window, the ladder pairs and the new bot's own pairs until it was placed; and how
+    the first ``stay`` pairs after it entered were spent (:func:`spending`)."""
     rng = random.Random(seed)
     truth = {f"b{i:02d}": rng.uniform(0.0, spread) for i in range(bots)}
-    ladder = Ladder([Entrant(key, key, True) for key in truth])
-    play_rng = random.Random(seed * 1009 + 1)
-    matches = []
-    for n in range(established * bots // 2):
-        first, second = matchmaking(ladder, play_rng)
-        score = pair_score(play_rng, truth[first], truth[second])
-        ladder.play(first, second, score)
-        matches += [Result(first, second, float(score >= 1), f"p{n}"), Result(second, first, float(score < 2), f"p{n}")]
-    established_figures = _against_joint_fit(ladder, truth, matches)
     new = "new"
-    truth[new] = rng.uniform(0.0, spread)
-    ladder.enter(Entrant(new, new, True))
-    rank = true_rank(new, truth)
-    active = [e.key for e in ladder.entrants]
-    widths = []
-    for key in active[:-1]:
-        _, low, high = rank_interval(key, ladder.state, active[:-1])
-        widths.append(high - low)
-    rest = statistics.median(widths)
+    truth_new = rng.uniform(0.0, spread)
     out: dict[str, dict[str, list]] = {}
-    for name, policy, limit in (("matchmaking", matchmaking, horizon), ("random", random_pairing, 4 * horizon)):
-        run = ladder.copy()
+    first = Run(Ladder([Entrant(key, key, True) for key in truth]), RULES[0], window)
+    play_rng = random.Random(seed * 1009 + 1)
+    for _ in range(established * bots // 2):
+        first.step(play_rng, truth)
+    whole = first.ladder.copy()  # today's established ladder with every result, beside the joint fit
+    for n in range(first.applied, len(first.pairings)):
+        whole.play(*first.pairings[n], first.scores[n])
+    matches = []
+    for n, ((a, b), score) in enumerate(zip(first.pairings, first.scores, strict=True)):
+        matches += [Result(a, b, float(score >= 1), f"p{n}"), Result(b, a, float(score < 2), f"p{n}")]
+    established_figures = _against_joint_fit(whole, truth, matches)
+    truth[new] = truth_new
+    rank = true_rank(new, truth)
+    for name, limit in ((RULES[0], horizon), (RULES[1], horizon), ("random", 4 * horizon)):
+        run = first.copy(name)  # each rule goes on from the same established ladder
+        run.ladder.enter(Entrant(new, new, True))
+        active = [e.key for e in run.ladder.entrants]
+        widths = []
+        for key in active[:-1]:
+            _, low, high = rank_interval(key, run.view(), active[:-1])
+            widths.append(high - low)
+        rest = statistics.median(widths)
+        begin = len(run.pairings)
         run_rng = random.Random(seed * 1009 + 2)
         own = [0]  # the new bot's own pairs after each ladder pair
         right_since: dict[int, int | None] = dict.fromkeys(WINDOWS)  # the start of the current right run
@@ -147,12 +222,12 @@ def placement(seed: int, bots: int, spread: float, established: int, horizon: in
         cleared = -1  # the new bot's own pairs when it stopped being provisional
         at_budget = -1  # how far its rank interval reached from its true rank after BUDGET own pairs
         for step in range(1, limit + stay + 1):
-            first, second = policy(run, run_rng)
-            run.play(first, second, pair_score(run_rng, truth[first], truth[second]))
-            own.append(own[-1] + (new in (first, second)))
-            if cleared < 0 and run.state[new].half_width < PROVISIONAL_HALF_WIDTH:
+            first_key, second_key = run.step(run_rng, truth)
+            own.append(own[-1] + (new in (first_key, second_key)))
+            view = run.view()
+            if cleared < 0 and view[new].half_width < PROVISIONAL_HALF_WIDTH:
                 cleared = own[-1]
-            _, low, high = rank_interval(new, run.state, active)
+            _, low, high = rank_interval(new, view, active)
             if own[-1] == BUDGET and at_budget < 0:
                 at_budget = max(rank - low, high - rank) if low <= rank <= high else 99
             for w in WINDOWS:
@@ -171,8 +246,52 @@ def placement(seed: int, bots: int, spread: float, established: int, horizon: in
         out[name]["established rank interval width"] = [int(rest)]
         out[name]["own pairs until not provisional"] = [cleared]
         out[name]["reach after budget"] = [at_budget]
+        out[name] |= {f"spent {k}": [v] for k, v in spending(run, begin, begin + stay).items()}
     out["established"] = established_figures
     return out
+
+
+#: Issue 34's ladder: 12 reference bots (five random players of one strength, two greedy ones, five
+#: ismcts of growing strength; true Elo roughly as bench/ladder_real.py measured them), then a weak upload.
+REFERENCE = {**{f"random{i}": 0.0 for i in range(5)}, "greedy-c": 200.0, "greedy-py": 210.0,
+             **{f"ismcts{i}": 350.0 + 100.0 * i for i in range(5)}}
+WEAK = -600.0  # loses a pair 0-2 to a random player 94% of the time (the issue's upload: 41 of 44)
+
+
+def weak_upload(seed: int, rule: str, window: int, before: int = 150, after: int = 88) -> dict[str, float]:
+    """Issue 34's case: the reference bots play ``before`` pairs, the weak upload enters, ``after`` more.
+    Its pairs among those, how many came once its rank interval was one rank wide (as the chooser saw it)
+    and how many it lost 0-2; the pairs until it was first placed (its interval [13, 13]) and until it was
+    placed for good (so to the end); back-to-back repeats over all the pairs (of 237); and
+    :func:`spending` over the pairs after it entered."""
+    truth = dict(REFERENCE)
+    rng = random.Random(seed)
+    run = Run(Ladder([Entrant(key, key, True) for key in truth]), rule, window)
+    for _ in range(before):
+        run.step(rng, truth)
+    truth["weak"] = WEAK
+    run.ladder.enter(Entrant("weak", "weak", True))
+    active = [e.key for e in run.ladder.entrants]
+    mine = after_settled = lost = 0
+    placed_at = first_placed = None
+    for step in range(1, after + 1):
+        pair = run.step(rng, truth)
+        if "weak" in pair:
+            mine += 1
+            after_settled += "weak" in run.settled[-1]
+            lost += run.scores[-1] == (2.0 if pair[1] == "weak" else 0.0)
+        _, low, high = rank_interval("weak", run.view(), active)
+        if low == high == len(active):
+            placed_at = placed_at or step
+            first_placed = first_placed or step
+        else:
+            placed_at = None
+    repeats = sum(frozenset(a) == frozenset(b) for a, b in zip(run.pairings, run.pairings[1:], strict=False))
+    spent = spending(run, before, before + after)
+    del spent["repeats"]
+    return {"weak's pairs": mine, "of them once settled": after_settled, "lost 0-2": lost,
+            "pairs until first placed": first_placed or after + 1,
+            "pairs until placed for good": placed_at or after + 1, "repeats": repeats} | spent
 
 
 def _centred(values: dict[str, float]) -> dict[str, float]:
@@ -276,6 +395,8 @@ def main() -> None:
     parser.add_argument("--stay", type=int, default=1000, help="ladder pairs it must then stay placed")
     parser.add_argument("--train-pairs", type=int, default=25, help="pairs per bot in the prediction data")
     parser.add_argument("--skip-trueskill", action="store_true")
+    parser.add_argument("--window", type=int, default=2, help="pairs in flight (arena ladder init --pairs-in-flight)")
+    parser.add_argument("--only", choices=("weak", "placement", "prediction"), help="run one part only")
     args = parser.parse_args()
     if not args.skip_trueskill:
         try:
@@ -285,40 +406,67 @@ def main() -> None:
             args.skip_trueskill = True
     started = time.perf_counter()
 
-    print(f"## Placement: {args.bots} bots (true Elo 0..{args.spread:.0f}), {args.established} pairs per bot "
-          f"established, placed by ladder pair {args.horizon} (random: {4 * args.horizon}) and right for "
-          f"{args.stay} more, {args.seeds} seeds (medians; mean in brackets)\n")
-    merged: dict[str, dict[str, list]] = {}
-    for seed in range(args.seeds):
-        for policy, figures in placement(seed, args.bots, args.spread, args.established, args.horizon,
-                                           args.stay).items():
-            for name, values in figures.items():
-                merged.setdefault(policy, {}).setdefault(name, []).extend(values)
-    names = [n for n in merged["matchmaking"] if not n.startswith(("placed", "established", "own pairs", "reach"))]
-    print("| | " + " | ".join(names) + " | placed " + "/".join(_label(w) for w in WINDOWS) + " |")
-    print("|---" * (len(names) + 2) + "|")
-    established = merged.pop("established")
-    for policy, figures in merged.items():
-        cells = [f"{statistics.median(figures[n]):.0f} ({statistics.fmean(figures[n]):.0f})" for n in names]
-        placed = "/".join(str(sum(figures[f"placed {_label(w)}"])) for w in WINDOWS)
-        print(f"| {policy} | " + " | ".join(cells) + f" | {placed} of {args.seeds} |")
-    ratio = [statistics.median(merged["random"][f"ladder {_label(w)}"]) / max(1, statistics.median(
-        merged["matchmaking"][f"ladder {_label(w)}"])) for w in WINDOWS]
-    print("\nrandom / matchmaking, ladder pairs (medians): " + ", ".join(
-        f"{_label(w)}: {r:.1f}×" for w, r in zip(WINDOWS, ratio, strict=True)))
-    widths = merged["matchmaking"]["established rank interval width"]
-    print(f"established bots' rank interval width (high - low) when the new bot enters: median "
-          f"{statistics.median(widths):.0f}, range {min(widths)}..{max(widths)}")
-    for policy, figures in merged.items():
-        clear = figures["own pairs until not provisional"]
-        print(f"{policy}: the new bot's own pairs until not provisional: median {statistics.median(clear):.0f}, "
-              f"range {min(clear)}..{max(clear)} (-1: never)")
-        reach = sorted(figures["reach after budget"])
-        print(f"{policy}: after {BUDGET} own pairs the new bot's rank interval reaches ±k of its true rank, k = "
-              f"{reach} (99: misses it; -1: never played {BUDGET})")
-
-    print(f"established ladder ({args.established} pairs per bot under the matchmaking), mean over seeds: " + "; ".join(
-        f"{name} {statistics.fmean(values):.3g}" for name, values in established.items()))
+    if args.only in (None, "weak"):
+        print(f"## Issue 34: a weak upload joins 12 reference bots, {args.window} pairs in flight, "
+              f"{args.seeds} seeds (medians; mean in brackets)\n")
+        weak: dict[str, dict[str, list[float]]] = {}
+        for rule in RULES:
+            for seed in range(args.seeds):
+                for name, value in weak_upload(seed, rule, args.window).items():
+                    weak.setdefault(rule, {}).setdefault(name, []).append(value)
+        names = list(weak[RULES[0]])
+        print("| rule | " + " | ".join(names) + " |")
+        print("|---" * (len(names) + 1) + "|")
+        for rule, figures in weak.items():
+            print(f"| {rule} | " + " | ".join(f"{statistics.median(figures[n]):.3g} "
+                                              f"({statistics.fmean(figures[n]):.3g})" for n in names) + " |")
+        print()
+    if args.only in (None, "placement"):
+        print(f"## Placement: {args.bots} bots (true Elo 0..{args.spread:.0f}), {args.established} pairs per bot "
+              f"established, {args.window} pairs in flight, placed by ladder pair {args.horizon} (random: "
+              f"{4 * args.horizon}) and right for {args.stay} more, {args.seeds} seeds (medians; mean in brackets)\n")
+        merged: dict[str, dict[str, list]] = {}
+        for seed in range(args.seeds):
+            for policy, figures in placement(seed, args.bots, args.spread, args.established, args.horizon,
+                                             args.stay, args.window).items():
+                for name, values in figures.items():
+                    merged.setdefault(policy, {}).setdefault(name, []).extend(values)
+        skip = ("placed", "established", "own pairs", "reach", "spent")
+        names = [n for n in merged[RULES[0]] if not n.startswith(skip)]
+        print("| | " + " | ".join(names) + " | placed " + "/".join(_label(w) for w in WINDOWS) + " |")
+        print("|---" * (len(names) + 2) + "|")
+        established = merged.pop("established")
+        for policy, figures in merged.items():
+            cells = [f"{statistics.median(figures[n]):.0f} ({statistics.fmean(figures[n]):.0f})" for n in names]
+            placed = "/".join(str(sum(figures[f"placed {_label(w)}"])) for w in WINDOWS)
+            print(f"| {policy} | " + " | ".join(cells) + f" | {placed} of {args.seeds} |")
+        spent = [n for n in merged[RULES[0]] if n.startswith("spent")]
+        print(f"\nthe first {args.stay} pairs after the new bot entered (medians; mean in brackets):\n")
+        print("| | " + " | ".join(n.removeprefix("spent ") for n in spent) + " |")
+        print("|---" * (len(spent) + 1) + "|")
+        for policy, figures in merged.items():
+            print(f"| {policy} | " + " | ".join(f"{statistics.median(figures[n]):.3g} "
+                                                f"({statistics.fmean(figures[n]):.3g})" for n in spent) + " |")
+        for rule in RULES:
+            ratio = [statistics.median(merged["random"][f"ladder {_label(w)}"]) / max(1, statistics.median(
+                merged[rule][f"ladder {_label(w)}"])) for w in WINDOWS]
+            print(f"\nrandom / {rule}, ladder pairs (medians): " + ", ".join(
+                f"{_label(w)}: {r:.1f}×" for w, r in zip(WINDOWS, ratio, strict=True)))
+        widths = merged[RULES[0]]["established rank interval width"]
+        print(f"established bots' rank interval width (high - low) when the new bot enters: median "
+              f"{statistics.median(widths):.0f}, range {min(widths)}..{max(widths)}")
+        for policy, figures in merged.items():
+            clear = figures["own pairs until not provisional"]
+            print(f"{policy}: the new bot's own pairs until not provisional: median "
+                  f"{statistics.median(clear):.0f}, range {min(clear)}..{max(clear)} (-1: never)")
+            reach = sorted(figures["reach after budget"])
+            print(f"{policy}: after {BUDGET} own pairs the new bot's rank interval reaches ±k of its true rank, "
+                  f"k = {reach} (99: misses it; -1: never played {BUDGET})")
+        print(f"established ladder ({args.established} pairs per bot under the rule {RULES[0]!r}), mean over "
+              "seeds: " + "; ".join(f"{name} {statistics.fmean(values):.3g}" for name, values in established.items()))
+    if args.only not in (None, "prediction"):
+        print(f"\n({time.perf_counter() - started:.0f} s)")
+        return
 
     print(f"\n## Prediction: {args.bots} bots, {args.train_pairs} random pairs per bot, last 20% held back, "
           f"{args.seeds} seeds (mean per match)\n")

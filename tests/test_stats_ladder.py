@@ -10,7 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.stats import Entrant, PairResult, Result, expected_score, ladder_ratings, next_pair, ratings
-from arena.stats.ladder import PROVISIONAL_HALF_WIDTH, LadderState, choose_pair, prior, replay
+from arena.stats.ladder import (
+    FAIR_PAIRS,
+    PROVISIONAL_HALF_WIDTH,
+    LadderState,
+    choose_pair,
+    prior,
+    rank_interval,
+    replay,
+    settled,
+)
 
 
 def play(rng: random.Random, truth: dict[str, float], first: str, second: str) -> PairResult:
@@ -28,20 +37,74 @@ def simulate(truth: dict[str, float], pairs: int, seed: int, results: list[PairR
     results = list(results or [])
     state = replay(entrants, results)
     for _ in range(pairs):
-        pair = choose_pair(entrants, state.beliefs, state.played, rng)
+        recent = [(r.first, r.second) for r in results[-len(entrants):]]
+        pair = choose_pair(entrants, state.beliefs, state.played, rng, recent=recent)
         assert pair is not None
         results.append(play(rng, truth, *pair))
         state.apply(results[-1])
     return entrants, results
 
 
+class Flight:
+    """A ladder with ``window`` pairs in flight, as `arena ladder run` plays it: pair k is chosen from the
+    results of pairs 0 .. k - window, and the pairings of the pairs in flight (chosen, not finished).
+    ``before_issue_34``: the rule before issue 34 (the pairs in flight unseen, every pairing open)."""
+
+    def __init__(self, truth: dict[str, float], seed: int, window: int, before_issue_34: bool = False) -> None:
+        self.truth, self.rng, self.window, self.old = dict(truth), random.Random(seed), window, before_issue_34
+        self.entrants = [Entrant(key, key, True) for key in truth]
+        self.state = LadderState(truth)
+        self.results: list[PairResult] = []  # in the order chosen
+        self.settled: list[set[str]] = []  # the versions settled when each pair was chosen
+        self.active: list[int] = []  # the number of active versions when each pair was chosen
+        self.applied = 0
+
+    def enter(self, key: str, elo: float) -> None:
+        self.truth[key] = elo
+        self.entrants.append(Entrant(key, key, True))
+        self.state.add(key)
+
+    def run(self, pairs: int) -> None:
+        for _ in range(pairs):
+            k = len(self.results)
+            while self.applied <= k - self.window:
+                self.state.apply(self.results[self.applied])
+                self.applied += 1
+            active = [e.key for e in self.entrants if e.active]
+            self.settled.append(settled(self.state.beliefs, active))
+            self.active.append(len(active))
+            if self.old:
+                pair = choose_pair(self.entrants, self.state.beliefs, self.state.played, self.rng)
+            else:
+                recent = [(r.first, r.second) for r in self.results[-len(active) - self.window:]]
+                pair = choose_pair(self.entrants, self.state.beliefs, self.state.played, self.rng, recent=recent,
+                                   in_flight=min(self.window - 1, k))
+            assert pair is not None
+            self.results.append(play(self.rng, self.truth, *pair))
+
+    def repeats(self, start: int = 0) -> int:
+        """Back-to-back identical pairings from pair ``start`` on."""
+        pairings = [frozenset((r.first, r.second)) for r in self.results[start:]]
+        return sum(a == b for a, b in zip(pairings, pairings[1:], strict=False))
+
+
+#: Issue 34's ladder: twelve reference bots (five random players of one strength, two greedy, five ismcts)
+REFERENCE = {**{f"random{i}": 0.0 for i in range(5)}, "greedy-c": 200.0, "greedy-py": 210.0,
+             **{f"ismcts{i}": 350.0 + 100.0 * i for i in range(5)}}
+
+
 def test_next_pair_is_the_choice_from_the_kept_beliefs():
     truth = {f"b{i}": 90.0 * i for i in range(5)}
     entrants, results = simulate(truth, 40, seed=11)
     state = replay(entrants, results)
+    recent = [(r.first, r.second) for r in results]
     for seed in range(5):
         assert next_pair(entrants, results, random.Random(seed)) == choose_pair(
-            entrants, state.beliefs, state.played, random.Random(seed))
+            entrants, state.beliefs, state.played, random.Random(seed), recent=recent)
+    flying = [("b1", "b2"), ("b0", "b4")]
+    for seed in range(5):
+        assert next_pair(entrants, results, random.Random(seed), in_flight=flying) == choose_pair(
+            entrants, state.beliefs, state.played, random.Random(seed), recent=recent + flying, in_flight=2)
 
 
 def by_key(entrants, results) -> dict:
@@ -240,3 +303,80 @@ def test_a_kept_state_refuses_a_bad_pair_and_stays_as_it_was():
 def test_an_entrant_listed_twice_is_named():
     with pytest.raises(ValueError, match="'a' is listed twice"):
         ladder_ratings([Entrant("a", "a", True), Entrant("a", "a", False)], [])
+
+
+def test_a_pair_in_flight_is_not_chosen_again_next():
+    """Two new versions are the pair that tells most; once it is in flight the next pair is another."""
+    truth = {f"b{i}": 100.0 * i for i in range(5)}
+    entrants, results = simulate(truth, 100, seed=12)
+    entrants = [*entrants, Entrant("new1", "new1", True), Entrant("new2", "new2", True)]
+    state = replay(entrants, results)
+    recent = [(r.first, r.second) for r in results]
+    for seed in range(10):
+        first = choose_pair(entrants, state.beliefs, state.played, random.Random(seed), recent=recent)
+        assert set(first or ()) == {"new1", "new2"}
+        second = choose_pair(entrants, state.beliefs, state.played, random.Random(seed),
+                             recent=[*recent, first], in_flight=1)
+        assert second is not None and set(second) != {"new1", "new2"}
+        assert {"new1", "new2"} & set(second)  # still a new version: it is not placed yet
+
+
+@pytest.mark.parametrize("window", [1, 2, 3])
+def test_no_pairing_repeats_back_to_back_when_another_may_be_played(window):
+    ladder = Flight(REFERENCE, seed=window, window=window)
+    ladder.run(120)
+    ladder.enter("weak", -600.0)
+    ladder.run(100)
+    assert ladder.repeats() == 0
+    before = Flight(REFERENCE, seed=window, window=window, before_issue_34=True)
+    before.run(120)
+    before.enter("weak", -600.0)
+    before.run(100)
+    assert before.repeats() > 5  # the rule before issue 34 (the measure works)
+
+
+def test_two_versions_repeat_their_one_pairing():
+    ladder = Flight({"a": 0.0, "b": 100.0}, seed=1, window=2)
+    ladder.run(10)
+    assert ladder.repeats() == 9
+
+
+def test_a_settled_version_gets_no_more_than_its_fair_share():
+    """Issue 34: a weak upload placed last keeps an uncertain rating; it played half the pairs that
+    followed. Settled (its rank interval one rank wide), a version is in at most FAIR_PAIRS of any N
+    consecutive pairs ending with one chosen while it is settled."""
+    for seed in range(4):
+        ladder = Flight(REFERENCE, seed=seed, window=2)
+        ladder.run(150)
+        ladder.enter("weak", -600.0)
+        ladder.run(88)
+        n = len(ladder.entrants)
+        pairings = [(r.first, r.second) for r in ladder.results]
+        for k, (pairing, marks) in enumerate(zip(pairings, ladder.settled, strict=True)):
+            for key in set(pairing) & marks:
+                window = pairings[max(0, k - ladder.active[k] + 1):k + 1]
+                assert sum(key in p for p in window) <= FAIR_PAIRS, (seed, k, key)
+        after = pairings[150:]
+        weak_settled = sum("weak" in p and "weak" in m for p, m in zip(after, ladder.settled[150:], strict=True))
+        settled_for = sum("weak" in m for m in ladder.settled[150:])
+        assert weak_settled <= FAIR_PAIRS * math.ceil(settled_for / n)
+        assert sum("weak" in p for p in after) <= 25  # the rule before issue 34: 45 of these 88
+    before = Flight(REFERENCE, seed=0, window=2, before_issue_34=True)
+    before.run(150)
+    before.enter("weak", -600.0)
+    before.run(88)
+    assert sum("weak" in (r.first, r.second) for r in before.results[150:]) > 35  # the measure works
+
+
+def test_a_new_version_is_still_placed_quickly():
+    """The weak upload is placed last (rank interval [14, 14]) within a few pairs, as before issue 34's
+    rule, while a mid-table one that came with it gets its many pairs too."""
+    for seed in range(4):
+        ladder = Flight(REFERENCE, seed=seed, window=2)
+        ladder.run(150)
+        ladder.enter("weak", -600.0)
+        ladder.enter("mid", 280.0)
+        ladder.run(30)
+        active = [e.key for e in ladder.entrants]
+        assert rank_interval("weak", ladder.state.beliefs, active)[1:] == (14, 14), seed
+        assert sum("mid" in (r.first, r.second) for r in ladder.results[150:]) >= 12

@@ -18,7 +18,9 @@ active version whose rating is above (below) it by more than the 95% margin of t
 above (below) it, and the rest could be on either side.
 
 :func:`next_pair` picks the duplicate pair that tells most: the expected reduction of the two beliefs'
-variances, with a bonus for versions with few pairs and a discount for a pairing already played often.
+variances, with a bonus for versions with few pairs and a discount for a pairing already played often. Pairs
+chosen but not finished (in flight) count as if played, at their expected information; the pairing just
+chosen is not chosen again next, and a version whose rank is settled gets no more than its fair share.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ NEW_BONUS = 1.0
 #: bench/ladder_sim.py (with the first design's one-pair update) a discount of 0.25 sent a new bot to
 #: distant opponents and tripled its placement time.
 REPEAT_DISCOUNT = 0.05
+#: A *settled* version (its rank interval one rank wide, by the results the chooser sees) is in at most
+#: this many of any N consecutive pairs that end with one chosen while it is settled, N the number of active
+#: versions: its fair share, 2/N of the pairs (each pair seats two of the N). Issue 34: a weak upload, placed
+#: last after six pairs, went on to play half the ladder's pairs, because its rating stays uncertain.
+FAIR_PAIRS = 2
 
 
 @dataclass(frozen=True)
@@ -293,36 +300,83 @@ def pair_gain(a: Belief, b: Belief) -> float:
 
 
 def next_pair(entrants: Sequence[Entrant], results: Sequence[PairResult], rng: random.Random, *,
-              same_program: bool = False, prior_mean: float = 0.0,
-              prior_sd: float = PRIOR_SD) -> tuple[str, str] | None:
+              same_program: bool = False, prior_mean: float = 0.0, prior_sd: float = PRIOR_SD,
+              in_flight: Sequence[tuple[str, str]] = ()) -> tuple[str, str] | None:
     """The duplicate pair to play next, or None when fewer than two active entrants may meet.
 
-    Among active entrants (never a version against itself, nor against another version of its program
-    unless ``same_program``), the pairing with the largest :func:`pair_gain`, times a bonus for versions
-    with few pairs, divided by a discount for pairings already played; near-ties (within 1%) are broken by
-    ``rng``, which also orders the two keys.
+    ``results`` are the finished pairs in the order they were chosen; ``in_flight`` the pairings chosen
+    after them that have no result yet, oldest first. Among active entrants (never a version against itself,
+    nor against another version of its program unless ``same_program``), the pairing with the largest
+    :func:`pair_gain`, times a bonus for versions with few pairs, divided by a discount for pairings already
+    played or in flight; the pairs in flight narrow their two beliefs by what they are expected to tell. The
+    last pairing chosen is not chosen again, nor a settled version above its fair share (FAIR_PAIRS), while
+    another pairing may be. Near-ties (within 1%) are broken by ``rng``, which also orders the two keys.
     """
     state = replay(entrants, results, prior_mean=prior_mean, prior_sd=prior_sd)
-    return choose_pair(entrants, state.beliefs, state.played, rng, same_program=same_program)
+    recent = [(r.first, r.second) for r in results] + list(in_flight)
+    return choose_pair(entrants, state.beliefs, state.played, rng, same_program=same_program, recent=recent,
+                       in_flight=len(in_flight))
+
+
+def settled(state: Mapping[str, Belief], active: Sequence[str]) -> set[str]:
+    """The ``active`` keys whose rank interval is one rank wide: every other is surely above or below."""
+    return {key for key in active if len({*rank_interval(key, state, active)[1:]}) == 1}
+
+
+def expect(state: Mapping[str, Belief], pairings: Iterable[tuple[str, str]]) -> dict[str, Belief]:
+    """The beliefs after pairs still in flight, at what they are expected to tell: each narrows its two
+    versions' variances as :func:`pair_gain` expects (their means stay), and counts as one of their pairs."""
+    beliefs = dict(state)
+    for a, b in pairings:
+        if a not in beliefs or b not in beliefs or a == b:
+            continue
+        ba, bb = beliefs[a], beliefs[b]
+        for key, mine, theirs in ((a, ba, bb), (b, bb, ba)):
+            k = _spread(theirs.variance)
+            p = _sigmoid(k * (mine.mean - theirs.mean))
+            h = 2.0 * k * k * p * (1.0 - p)
+            beliefs[key] = Belief(mine.mean, mine.variance / (1.0 + mine.variance * h), mine.pairs + 1)
+    return beliefs
 
 
 def choose_pair(entrants: Sequence[Entrant], state: Mapping[str, Belief], played: Mapping[frozenset[str], int],
-                rng: random.Random, *, same_program: bool = False) -> tuple[str, str] | None:
-    """:func:`next_pair` from the beliefs and the number of pairs each pairing has played (by key set)."""
+                rng: random.Random, *, same_program: bool = False, recent: Sequence[tuple[str, str]] = (),
+                in_flight: int = 0) -> tuple[str, str] | None:
+    """:func:`next_pair` from the beliefs and the number of pairs each pairing has played (by key set).
+
+    ``recent``: the pairings of the pairs chosen before this one, oldest first (only the last N - 1 and the
+    ones in flight matter, N the number of active entrants); its last ``in_flight`` are chosen but have no
+    result in ``state`` and ``played`` yet. Without ``recent``, every pairing is open (the rule before
+    issue 34, which bench/ladder_sim.py measures beside this one).
+    """
     active = sorted((e for e in entrants if e.active), key=lambda e: e.key)
-    scored: list[tuple[float, str, str]] = []
+    keys = [e.key for e in active]
+    pending = list(recent[max(0, len(recent) - in_flight):]) if in_flight > 0 else []
+    beliefs = expect(state, pending) if pending else state
+    counts = Counter(played)
+    counts.update(frozenset(p) for p in pending)
+    # the fair share: a settled version already in FAIR_PAIRS of the last N - 1 pairs waits
+    window = recent[max(0, len(recent) - (len(keys) - 1)):] if recent else []
+    load = Counter(key for pairing in window for key in set(pairing))
+    full = {key for key in settled(state, keys) if load[key] >= FAIR_PAIRS} if window else set()
+    last = frozenset(recent[-1]) if recent else None
+    scored: list[tuple[tuple[bool, int], float, str, str]] = []
     for i, a in enumerate(active):
         for b in active[i + 1:]:
             if a.program == b.program and not same_program:
                 continue
-            ba, bb = state[a.key], state[b.key]
+            ba, bb = beliefs[a.key], beliefs[b.key]
             value = pair_gain(ba, bb) * max(_new_bonus(ba), _new_bonus(bb))
-            value /= 1.0 + REPEAT_DISCOUNT * played.get(frozenset((a.key, b.key)), 0)
-            scored.append((value, a.key, b.key))
+            value /= 1.0 + REPEAT_DISCOUNT * counts.get(frozenset((a.key, b.key)), 0)
+            # first no back-to-back repeat, then within the fair shares, then the value
+            rank = (frozenset((a.key, b.key)) == last, (a.key in full) + (b.key in full))
+            scored.append((rank, value, a.key, b.key))
     if not scored:
         return None
-    best = max(value for value, _, _ in scored)
-    _, first, second = rng.choice([s for s in scored if s[0] >= best * 0.99])
+    allowed = min(rank for rank, _, _, _ in scored)
+    pool = [s for s in scored if s[0] == allowed]
+    best = max(value for _, value, _, _ in pool)
+    _, _, first, second = rng.choice([s for s in pool if s[1] >= best * 0.99])
     return (first, second) if rng.random() < 0.5 else (second, first)
 
 

@@ -588,7 +588,11 @@ class _Run:
                     rng = random.Random(derive_seed(self.ladder.seed, "ladder", "choose", seq))
                     entrants = entrants_at(versions, seq)
                     state = self.for_choices.upto(pairs, max(0, seq - self.window + 1), entrants)
-                    pick = choose_pair(entrants, state.beliefs, state.played, rng)
+                    # every pairing chosen before, recorded before it played; those after seq - W are in flight
+                    recent = [(p.first, p.second) for p in pairs if p.seq is not None and p.seq < seq]
+                    in_flight = sum(1 for p in pairs if p.seq is not None and seq - self.window < p.seq < seq)
+                    pick = choose_pair(entrants, state.beliefs, state.played, rng, recent=recent,
+                                       in_flight=in_flight)
                     if pick is not None:
                         pair_id = self.store.choose_pair(seq, "rated", *pick)
                         return self.store.pair(pair_id)
