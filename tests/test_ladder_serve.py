@@ -30,6 +30,8 @@ from arena.tournament.ladder import RunOptions, new_token, run_ladder
 
 @pytest.fixture(scope="module")
 def ladder_server(tmp_path_factory: pytest.TempPathFactory, c_bots: Path) -> Iterator[tuple[Server, str]]:
+    """The server of a ladder given by a relative path (`--ladder ../ladder.db`, resolved once as it starts:
+    every upload admitted here is also a test of that), with an author quota of 1 MB."""
     tmp = tmp_path_factory.mktemp("ladder-serve")
     tmp.chmod(0o755)  # uploaded bots live beside the database and run as their own uid in the sandbox
     db = tmp / "ladder.db"
@@ -37,8 +39,9 @@ def ladder_server(tmp_path_factory: pytest.TempPathFactory, c_bots: Path) -> Ite
     run_ladder(db, RunOptions(pairs=3))
     with LadderStore(db) as store:
         token = new_token(store, "Ana")
-    proc = subprocess.Popen([*ARENA, "serve", "--ladder", str(db), "--port", "0"], cwd=tmp,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    (tmp / "elsewhere").mkdir()
+    proc = subprocess.Popen([*ARENA, "serve", "--ladder", "../ladder.db", "--port", "0", "--author-quota", "1M"],
+                            cwd=tmp / "elsewhere", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     m = re.search(r"(http://\S+/)", line)
@@ -52,16 +55,26 @@ def ladder_server(tmp_path_factory: pytest.TempPathFactory, c_bots: Path) -> Ite
         stop_server(server)
 
 
-def post(server: Server, fields: dict[str, str]) -> tuple[int, str]:
-    req = urllib.request.Request(server.url + "upload", data=urllib.parse.urlencode(fields).encode(),
-                                 headers={"Origin": server.url.rstrip("/")})
+def post(server: Server, fields: dict[str, str], token: str | None = None, path: str = "upload",
+         source: str = "127.0.0.1") -> tuple[int, str]:
+    """POST a url-encoded form, with ``Authorization: Bearer token`` when given, from the address ``source``
+    (any of 127.0.0.0/8: each throttling test has an address of its own)."""
+    headers = {"Origin": server.url.rstrip("/"), "Content-Type": "application/x-www-form-urlencoded"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return request(server, "POST", "/" + path, urllib.parse.urlencode(fields).encode(), headers, source)[:2]
+
+
+def request(server: Server, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None,
+            source: str = "127.0.0.1") -> tuple[int, str, http.client.HTTPResponse]:
+    url = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=HANG_S, source_address=(source, 0))
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        body = e.read().decode()
-        e.close()
-        return e.code, body
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read().decode(), response
+    finally:
+        conn.close()
 
 
 def decided(server: Server, name: str) -> tuple[str, str]:
@@ -82,27 +95,31 @@ def versions(db: Path) -> list[str]:
         return [r[0] for r in conn.execute("SELECT program FROM ladder_versions")]
 
 
+def upload_folders(server: Server, name: str) -> list[Path]:
+    return sorted(Path(f"{server.db}.files").glob(f"{name}-*"))
+
+
 def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, str], c_bots: Path) -> None:
     server, token = ladder_server
     command = f"{c_bots}/random 7"
-    status, body = post(server, {"name": "sneaky", "command": command, "token": "not-" + token})
+    status, body = post(server, {"name": "sneaky", "command": command}, token="not-" + token, source="127.0.0.5")
     assert status == 403 and "not valid" in body
-    status, _ = post(server, {"name": "sneaky", "command": command, "token": ""})
-    assert status == 403
+    status, body = post(server, {"name": "sneaky", "command": command, "token": token})  # a token in the form: no
+    assert status == 403 and "Sign in" in body
     assert "sneaky" not in versions(server.db)
-    status, body = post(server, {"name": "posted", "command": command, "token": token})
+    status, body = post(server, {"name": "posted", "command": command}, token=token)
     assert status == 202 and "Received posted" in body
     assert decided(server, "posted") == ("admitted", "")
     with sqlite3.connect(server.db) as conn:
         (author,) = conn.execute("SELECT author FROM ladder_versions WHERE program = 'posted'").fetchone()
     assert author == "Ana"  # the token's author, not anything the form says
-    # the very same program again: nothing new is played, and the leaderboard says why
-    status, _ = post(server, {"name": "again", "command": command, "token": token})
+    # the very same program again: nothing new is played, the leaderboard says why, and nothing is kept
+    status, _ = post(server, {"name": "again", "command": command}, token=token)
     assert status == 202
     state, reason = decided(server, "again")
     assert state == "refused" and re.fullmatch(r"this program is already on the ladder as posted\.\w+ \(admitted\)",
                                                 reason), reason
-
+    assert upload_folders(server, "again") == []
 
 
 def form_part(name: str, value: bytes, filename: str | None = None) -> bytes:
@@ -111,14 +128,16 @@ def form_part(name: str, value: bytes, filename: str | None = None) -> bytes:
     return f'--B\r\nContent-Disposition: form-data; name="{name}"{file}\r\n\r\n'.encode() + value + b"\r\n"
 
 
-def post_parts(server: Server, parts: Iterable[bytes]) -> tuple[int, str]:
-    """POST a multipart form, sent chunked (no Content-Length), as the parts come."""
+def post_parts(server: Server, parts: Iterable[bytes], token: str) -> tuple[int, str]:
+    """POST a multipart form with ``Authorization: Bearer token``, sent chunked (no Content-Length), as the
+    parts come."""
     url = urllib.parse.urlsplit(server.url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=HANG_S)
     try:
         try:
             conn.request("POST", "/upload", body=itertools.chain(parts, [b"--B--\r\n"]), encode_chunked=True,
-                         headers={"Origin": server.url.rstrip("/"), "Content-Type": "multipart/form-data; boundary=B"})
+                         headers={"Origin": server.url.rstrip("/"), "Content-Type": "multipart/form-data; boundary=B",
+                                  "Authorization": f"Bearer {token}"})
         except (BrokenPipeError, ConnectionResetError):
             pass  # the server answered and closed while the rest of the body was still being sent
         response = conn.getresponse()
@@ -132,9 +151,9 @@ def test_an_uploaded_bot_runs_in_its_own_folder(ladder_server: tuple[Server, str
     server, token = ladder_server
     run = b"#!/bin/sh\nread -r seed < book.txt || exit 3\nexec ./random \"$seed\"\n"
     status, body = post_parts(server, [
-        form_part("name", b"booked"), form_part("token", token.encode()), form_part("command", b"./run.sh"),
+        form_part("name", b"booked"), form_part("command", b"./run.sh"),
         form_part("files", run, "run.sh"), form_part("files", (c_bots / "random").read_bytes(), "random"),
-        form_part("files", b"5\n", "book.txt")])
+        form_part("files", b"5\n", "book.txt")], token)
     assert status == 202, body
     assert decided(server, "booked") == ("admitted", "")
 
@@ -143,13 +162,27 @@ def test_an_upload_over_the_limit_is_refused_even_without_a_length(ladder_server
     """A chunked body has no Content-Length to check: the server counts the bytes as they come, and stops."""
     server, token = ladder_server
     block = b"a" * (1024 * 1024)
-    head = form_part("name", b"huge") + form_part("token", token.encode())
+    head = form_part("name", b"huge")
     file_head = b'--B\r\nContent-Disposition: form-data; name="files"; filename="bot"\r\n\r\n'
     status, body = post_parts(server, itertools.chain([head, file_head],
                                                       itertools.repeat(block, MAX_UPLOAD_BYTES // len(block) + 2),
-                                                      [b"\r\n"]))
+                                                      [b"\r\n"]), token)
     assert status == 413 and "more than 20 MB" in body
     assert "huge" not in versions(server.db)
+
+
+#: an init script: every Content-Security-Policy violation of every page, reported to the test (window.__csp)
+CSP_LISTENER = """document.addEventListener('securitypolicyviolation', e => window.__csp(
+  e.violatedDirective + ' ' + e.blockedURI + ' at ' + e.sourceFile + ':' + e.lineNumber));"""
+
+
+def watch_csp(page: Any, violations: list[str], errors: list[str]) -> None:
+    """Collect ``page``'s CSP violations (a listener on every document) and its errors and console errors
+    (Chromium says "Refused to ..." there for each violation too)."""
+    page.expose_function("__csp", lambda text: violations.append(text))
+    page.add_init_script(CSP_LISTENER)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
 
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
@@ -167,7 +200,8 @@ def test_chromium_shows_the_leaderboard_a_history_and_uploads_a_file(
             page: Any = browser.new_page()
             page.set_default_timeout(20_000)
             errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
+            violations: list[str] = []
+            watch_csp(page, violations, errors)
             page.goto(server.url)
             rows = page.locator("#leaderboard tbody tr")
             assert rows.count() >= 2
@@ -180,15 +214,31 @@ def test_chromium_shows_the_leaderboard_a_history_and_uploads_a_file(
             assert page.locator("#recent li").count() == 6  # three pairs of two matches
             page.click("#recent li a >> nth=0")
             page.wait_for_url("**/replay/match.html#*")
+            page.wait_for_selector("body[data-ready]", state="attached")  # report.js loaded the match's data
+            page.click("#r-next")  # the replay steps under the report's policy
+            assert page.get_attribute("#replay", "data-step") == "1"
+            page.goto(server.url + "replay/index.html")  # the report's index: its coloured cells (style attributes)
+            assert page.locator("td[style]").count() > 0
+            assert "Seed" not in page.inner_text("body")  # the ladder runs: its seed is nobody's to see
+            page.goto(server.url + "replay/matches.html")  # the filter form's one inline handler
+            page.select_option("#f-bot", index=1)
+            page.focus("#f-bot")
+            page.keyboard.press("Enter")
+            assert page.locator("#matches tbody tr").count() > 0
 
-            page.goto(server.url + "upload")
+            page.goto(server.url + "upload")  # signed out: the sign-in form
+            page.fill("#signin input[name=token]", token)
+            page.click("#signin button[type=submit]")
+            page.wait_for_selector("#upload")
             page.fill("input[name=name]", "filed")
             page.set_input_files("input[name=files]", str(upload))
             page.fill("input[name=command]", "./mybot 9")
-            page.fill("input[name=token]", token)
             page.click("#upload button[type=submit]")
             assert "Received filed" in page.inner_text("#message")
-            assert errors == []
+            page.click("#mine-link")
+            page.wait_for_url("**/mine")
+            assert "filed" in page.inner_text("#main")
+            assert errors == [] and violations == []
         finally:
             browser.close()
     assert decided(server, "filed") == ("admitted", "")
