@@ -7,6 +7,7 @@ import http.client
 import itertools
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import time
@@ -99,6 +100,19 @@ def upload_folders(server: Server, name: str) -> list[Path]:
     return sorted(Path(f"{server.db}.files").glob(f"{name}-*"))
 
 
+def settled(server: Server, token: str) -> None:
+    """Once the author's uploads are all through their admission, their folders kept or removed (their page
+    lists nothing waiting)."""
+    deadline = time.monotonic() + HANG_S  # anti-hang only
+    while time.monotonic() < deadline:
+        status, body, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {token}"})
+        assert status == 200, body
+        if re.search(r'<ul id="queue">\s*<li class="muted">', body):
+            return
+        time.sleep(0.1)
+    raise AssertionError("the uploads were never all admitted")
+
+
 def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, str], c_bots: Path) -> None:
     server, token = ladder_server
     command = f"{c_bots}/random 7"
@@ -119,6 +133,7 @@ def test_upload_registers_only_with_a_valid_token(ladder_server: tuple[Server, s
     state, reason = decided(server, "again")
     assert state == "refused" and re.fullmatch(r"this program is already on the ladder as posted\.\w+ \(admitted\)",
                                                 reason), reason
+    settled(server, token)
     assert upload_folders(server, "again") == []
 
 
@@ -243,3 +258,177 @@ def test_chromium_shows_the_leaderboard_a_history_and_uploads_a_file(
             browser.close()
     assert decided(server, "filed") == ("admitted", "")
     assert (Path(f"{server.db}.files").glob("filed-*/mybot"))
+
+
+def _rss_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status)[1])  # type: ignore[index]
+
+
+def _answer_before_body(server: Server, headers: dict[str, str], source: str) -> str:
+    """Send a POST /upload's head announcing a 20 MB body and not one byte of it: the server must answer (and
+    say it closes) without waiting for the body. The status line and headers it sent."""
+    url = urllib.parse.urlsplit(server.url)
+    head = "".join(f"{k}: {v}\r\n" for k, v in {
+        "Host": url.netloc, "Origin": server.url.rstrip("/"), "Content-Type": "multipart/form-data; boundary=B",
+        "Content-Length": str(MAX_UPLOAD_BYTES), **headers}.items())
+    with socket.create_connection((url.hostname, url.port), timeout=10, source_address=(source, 0)) as conn:
+        conn.sendall(f"POST /upload HTTP/1.1\r\n{head}\r\n".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:  # (a timeout here: the server waited for the body)
+            chunk = conn.recv(65536)
+            assert chunk, answer
+            answer += chunk
+    return answer.decode("latin-1")
+
+
+def test_a_wrong_token_is_answered_before_the_body_is_read(ladder_server: tuple[Server, str]) -> None:
+    server, _ = ladder_server
+    for headers in ({"Authorization": "Bearer wrong"}, {}, {"Cookie": "ladder_session=forged"}):
+        answer = _answer_before_body(server, headers, "127.0.0.6")
+        assert answer.startswith("HTTP/1.1 403"), answer
+    # and whatever the body: twelve 20 MB posts with a wrong token cost the server next to no memory
+    url = urllib.parse.urlsplit(server.url)
+    before = _rss_kb(server.proc.pid)
+    for i in range(12):  # (each from an address of its own: none is held back)
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30, source_address=(f"127.0.1.{i}", 0))
+        try:
+            try:
+                conn.request("POST", "/upload", body=b"x" * MAX_UPLOAD_BYTES, headers={
+                    "Origin": server.url.rstrip("/"), "Content-Type": "multipart/form-data; boundary=B",
+                    "Authorization": f"Bearer wrong-{i}"})
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the server answered and closed while the body was still being sent
+            try:
+                assert conn.getresponse().status == 403
+            except (ConnectionResetError, http.client.RemoteDisconnected):
+                pass  # the answer was lost to the reset of the unread body: the server never read it
+        finally:
+            conn.close()
+    grown = _rss_kb(server.proc.pid) - before
+    print(f"RSS {before} kB before twelve 20 MB posts with a wrong token, grown by {grown} kB")
+    assert grown < 20 * 1024, grown
+    status, _, _ = request(server, "GET", "/")
+    assert status == 200
+
+
+def test_repeated_wrong_tokens_from_one_address_are_answered_429(ladder_server: tuple[Server, str]) -> None:
+    server, token = ladder_server
+    for _ in range(5):  # FAILURES_ALLOWED
+        status, _ = post(server, {"token": "wrong"}, path="signin", source="127.0.0.7")
+        assert status == 403
+    for attempt in ({"path": "signin", "fields": {"token": token}}, {"path": "upload", "fields": {}, "token": token}):
+        status, body, response = request(server, "POST", "/" + str(attempt["path"]),
+                                          urllib.parse.urlencode(attempt["fields"]).encode(),  # type: ignore[arg-type]
+                                          {"Origin": server.url.rstrip("/"), "Authorization": f"Bearer {token}",
+                                           "Content-Type": "application/x-www-form-urlencoded"}, "127.0.0.7")
+        assert status == 429 and "Too many wrong tokens" in body  # even a good token: none is checked now
+        assert 1 <= int(response.headers["Retry-After"]) <= 900
+    status, _ = post(server, {"name": "elsewhere", "command": "./x"}, token="wrong", source="127.0.0.8")
+    assert status == 403  # another address is not held back
+
+
+def sign_in(server: Server, token: str) -> str:
+    """The session cookie (name=value) a sign-in sets; its attributes checked."""
+    form = {"Origin": server.url.rstrip("/"), "Content-Type": "application/x-www-form-urlencoded"}
+    status, _, response = request(server, "POST", "/signin", urllib.parse.urlencode({"token": token}).encode(), form)
+    assert status == 303 and response.headers["Location"] == "/upload"
+    cookie = response.headers["Set-Cookie"]
+    attributes = {a.strip().lower() for a in cookie.split(";")}
+    assert "httponly" in attributes and "samesite=strict" in attributes and "path=/" in attributes, cookie
+    return cookie.split(";")[0]
+
+
+def test_a_session_works_until_its_token_is_revoked(ladder_server: tuple[Server, str], c_bots: Path) -> None:
+    server, _ = ladder_server
+    with LadderStore(server.db) as store:
+        token = new_token(store, "Rev")
+    cookie = sign_in(server, token)
+    status, body, _ = request(server, "GET", "/upload", headers={"Cookie": cookie})
+    assert status == 200 and "Signed in as Rev" in body and 'id="upload"' in body
+    status, body, _ = request(server, "GET", "/mine", headers={"Cookie": cookie})
+    assert status == 200 and "Signed in as Rev" in body
+    status, _, _ = request(server, "POST", "/signin", b"token=" + b"a" * 5000,  # a sign-in is a small form
+                           {"Origin": server.url.rstrip("/"), "Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 400
+    with sqlite3.connect(server.db) as conn:  # what `arena ladder DB token --revoke Rev` does
+        conn.execute("DELETE FROM ladder_tokens WHERE author = 'Rev'")
+    headers = {"Cookie": cookie, "Origin": server.url.rstrip("/"), "Content-Type": "application/x-www-form-urlencoded"}
+    status, body, _ = request(server, "POST", "/upload", urllib.parse.urlencode(
+        {"name": "revoked", "command": f"{c_bots}/random 8"}).encode(), headers)
+    assert status == 403 and "Sign in" in body
+    status, _, _ = request(server, "GET", "/mine", headers={"Cookie": cookie})
+    assert status == 403
+    status, _ = post(server, {"name": "revoked", "command": f"{c_bots}/random 8"}, token=token, source="127.0.0.9")
+    assert status == 403
+    assert "revoked" not in versions(server.db)
+
+
+def test_sign_out_ends_the_session(ladder_server: tuple[Server, str]) -> None:
+    server, token = ladder_server
+    cookie = sign_in(server, token)
+    status, _, response = request(server, "POST", "/signout", b"", {"Cookie": cookie, "Origin": server.url.rstrip("/")})
+    assert status == 303 and 'ladder_session=""' in response.headers["Set-Cookie"]
+    status, _, _ = request(server, "GET", "/mine", headers={"Cookie": cookie})  # the old cookie, kept by a script
+    assert status == 403
+    status, _, _ = request(server, "POST", "/signout", b"", {"Cookie": cookie, "Origin": "http://elsewhere.example"})
+    assert status == 403
+
+
+def test_a_refused_upload_leaves_no_folder(ladder_server: tuple[Server, str]) -> None:
+    server, token = ladder_server
+    status, body = post_parts(server, [form_part("name", b"crashy"), form_part("command", b"./crash.sh"),
+                                       form_part("files", b"#!/bin/sh\nexit 3\n", "crash.sh")], token)
+    assert status == 202, body
+    state, reason = decided(server, "crashy")
+    assert state == "refused" and reason.startswith("arena check"), reason
+    status, body = post_parts(server, [form_part("name", b"unbuilt"), form_part("command", b"./bot"),
+                                       form_part("build", b"exit 7"), form_part("files", b"x", "bot.c")], token)
+    assert status == 202, body
+    assert decided(server, "unbuilt")[0] == "refused"
+    settled(server, token)
+    assert upload_folders(server, "crashy") == [] and upload_folders(server, "unbuilt") == []
+    assert upload_folders(server, "booked") or upload_folders(server, "posted") == []  # (admitted ones stay)
+
+
+def test_an_upload_over_the_authors_quota_is_refused_before_its_files_are_kept(
+        ladder_server: tuple[Server, str]) -> None:
+    server, _ = ladder_server  # --author-quota 1M
+    with LadderStore(server.db) as store:
+        token = new_token(store, "Quinn")
+    status, body = post_parts(server, [form_part("name", b"heavy"), form_part("command", b"./bot"),
+                                       form_part("files", b"\0" * (1024 * 1024 + 1), "bot")], token)
+    assert status == 413 and "take 0 KB of your 1.0 MB" in body, body
+    assert upload_folders(server, "heavy") == [] and "heavy" not in versions(server.db)
+
+
+def test_every_response_carries_the_security_headers(ladder_server: tuple[Server, str]) -> None:
+    server, token = ladder_server
+    url = urllib.parse.urlsplit(server.url)
+    cookie = sign_in(server, token)
+    seen = {}
+    for method, path, headers in [
+            ("GET", "/", {}), ("GET", "/upload", {}), ("GET", "/upload", {"Cookie": cookie}),
+            ("GET", "/mine", {"Cookie": cookie}), ("GET", "/mine", {}), ("GET", "/bot/nobody", {}),
+            ("GET", "/rules/santase", {}), ("GET", "/static/report.css", {}), ("GET", "/replay/index.html", {}),
+            ("GET", "/replay/match.html", {}), ("GET", "/replay/static/report.js", {}), ("GET", "/nowhere", {}),
+            ("POST", "/upload", {"Origin": "http://elsewhere.example"}), ("GET", "/", {"Host": "evil.example"}),
+            ("GET", "/favicon.ico", {})]:
+        status, body, response = request(server, method, path, b"" if method == "POST" else None,
+                                         {"Host": url.netloc, **headers})
+        policy = response.headers["Content-Security-Policy"]
+        for directive in ("default-src 'self'", "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'",
+                          "form-action 'self'"):
+            assert directive in policy, (path, policy)
+        assert "http" not in policy and "*" not in policy, policy  # no origin but the server's own
+        assert response.headers["X-Content-Type-Options"] == "nosniff", path
+        assert response.headers["Referrer-Policy"] == "same-origin", path
+        seen[(path, status)] = policy
+        if path == "/replay/index.html":
+            with LadderStore(server.db) as store:
+                seed = store.ladder_settings()[2]
+            assert status == 200 and "<dt>Seed</dt>" not in body and f">{seed}<" not in body
+            assert "<dt>Variant</dt>" in body  # (the facts are there, but the seed)
+    assert seen[("/", 421)] and seen[("/nowhere", 404)]
+    assert "unsafe" not in seen[("/", 200)] and "unsafe" not in seen[("/upload", 200)]
+    assert "'unsafe-inline'" in seen[("/replay/index.html", 200)]  # the report's style attributes, there only

@@ -253,13 +253,13 @@ def _url(binds: list[str]) -> str:
 
 def _gated(app: Any, args: argparse.Namespace, report_prefix: str = "/replay/") -> tuple[Any, Any]:
     """The application behind the Host check (arena.serve.hosts), every response with the security headers
-    (arena.serve.app.secured; the report's own policy under ``report_prefix``), and the gate, told the port
-    once bound."""
-    from arena.serve.app import secured
+    (arena.serve.app.secured; the report's own policy under ``report_prefix``), a refusal that left a body
+    unread closing its connection (unread_released), and the gate, told the port once bound."""
+    from arena.serve.app import secured, unread_released
     from arena.serve.hosts import HostGate, check_host
 
     gate = HostGate(args.host, args.allowed)
-    return secured(check_host(app, gate), report_prefix), gate
+    return secured(unread_released(check_host(app, gate)), report_prefix), gate
 
 
 def _port(binds: list[str]) -> int:

@@ -200,6 +200,53 @@ async def small_form(request: Request, limit: int = MAX_FORM_BYTES) -> dict[str,
     return {k: v[0] for k, v in fields.items()}
 
 
+def unread_released(app: Any) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """``app``, whose answers without reading the request's body (a refusal before an upload is read) close
+    the connection at once instead of hanging it.
+
+    Hypercorn passes a body to the application through a queue of a few chunks; as the application sends the
+    end of its answer, hypercorn puts a last message (``http.disconnect``) into that queue before it closes
+    the connection, and waits for room there: with a large body unread the queue is full, and the connection
+    (and the application's last send) would hang until the client gave up. So before the end of an answer
+    that left its body unread is sent, a task starts taking what is in the queue, the few chunks already
+    received, and drops them, until that last message: hypercorn then closes the connection, the rest of the
+    body unread."""
+
+    async def released(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        ended = False
+
+        async def watched() -> Message:
+            nonlocal ended
+            message = await receive()
+            ended = ended or message["type"] == "http.disconnect" or not message.get("more_body", False)
+            return message
+
+        async def send_last(message: Message) -> None:
+            nonlocal ended
+            if message["type"] == "http.response.body" and not message.get("more_body", False) and not ended:
+                ended = True
+                trio.lowlevel.spawn_system_task(_drop_until_closed, receive)
+            await send(message)
+
+        await app(scope, watched, send_last)
+
+    return released
+
+
+async def _drop_until_closed(receive: Receive) -> None:
+    try:
+        with trio.move_on_after(30):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                    return
+    except Exception:  # noqa: BLE001, S110  (a connection already gone: nothing to release)
+        pass
+
+
 def secured(app: Any, report_prefix: str | None = "/replay/") -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """``app`` with the security headers on every HTTP response it sends (a page, a replay, a static file, an
     error, a refusal): CSP, or REPORT_CSP for the paths under ``report_prefix`` (the report's pages: "/" for
