@@ -190,3 +190,41 @@ def test_the_quota_counts_the_queue_and_kept_versions(ladder: tuple[Path, str, s
             assert upload(url, bo, "bos", {"bot": b"\0" * 60_000})[0] == 202  # another author's own quota
         finally:
             release.set()
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium (`make browser`)")
+def test_the_play_page_and_its_replay_work_under_the_policy(tmp_path: Path) -> None:
+    """The table of `arena serve` (Quick Play, a few moves) and the replay it links to, in Chromium, with a
+    listener for Content-Security-Policy violations on every page: none, and no console error."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from test_ladder_serve import watch_csp
+    from test_report_browser import ARGS, CHROMIUM
+    from test_serve import start_server, stop_server
+
+    server = start_server(tmp_path, "--set", "match_target=1")
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            try:
+                page = browser.new_page()
+                page.set_default_timeout(20_000)
+                violations: list[str] = []
+                errors: list[str] = []
+                watch_csp(page, violations, errors)
+                page.goto(server.url)
+                page.select_option("#opponent", "random")
+                page.click("#quick-play")
+                page.wait_for_url("**/room/*")
+                for _ in range(3):  # the page's script draws the table and plays the moves
+                    page.wait_for_selector("#hand button[data-action]")
+                    page.click("#hand button[data-action] >> nth=0")
+                page.wait_for_selector("#log li", state="attached")
+                assert page.locator("#hand .card, #hand button").count() > 0
+                page.goto(server.url + "rules/santase")
+                page.goto(server.url + "replay/santase/index.html")  # none finished yet: a 404 page, headers still
+                errors[:] = [e for e in errors if "status of 404" not in e]
+                assert violations == [] and errors == [], (violations, errors)
+            finally:
+                browser.close()
+    finally:
+        stop_server(server)
