@@ -72,6 +72,12 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                    help="serve the report of this tournament database instead, with live standings")
     p.add_argument("--ladder", type=Path, metavar="DB", default=None,
                    help="serve this ladder (arena ladder): its leaderboard, each bot's history and an upload form")
+    p.add_argument("--admissions", type=_bounded(1, 64), default=1, metavar="N",
+                   help="with --ladder: uploads admitted (built and checked) at a time; the rest wait in a queue "
+                        "(default 1)")
+    p.add_argument("--author-quota", default="200M", metavar="SIZE",
+                   help="with --ladder: the most an author's uploaded bots may take on disk, their builds' files "
+                        "included (default 200M)")
     p.add_argument("--variant", default=None, help="the variant offered first (default: CONFIG's, else santase)")
     add_set_option(p)
     p.add_argument("--seed", type=_bounded(0, 2**31 - 1), default=None,
@@ -165,6 +171,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise ConfigError("--ladder DB serves a ladder: give it without CONFIG, --db and --watch")
         if not args.ladder.is_file():
             raise ConfigError(f"--ladder: {args.ladder}: no such ladder (make one with `arena ladder DB init`)")
+        args.ladder = args.ladder.resolve()  # once: uploads' folders and their sandboxes see one real path
+        args.quota = _size_option(args.author_quota, "--author-quota")
         _check_listen(args.host, args.port)
         return _unwrapped(trio.run, _ladder, args)
     if args.watch is not None:
@@ -186,6 +194,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     db = (args.db or Path(DEFAULT_DB)).absolute()
     _check_listen(args.host, args.port)
     return _unwrapped(trio.run, _serve, args, config, variants, db, limits)
+
+
+def _size_option(text: str, option: str) -> int:
+    from arena.units import DurationError, parse_size
+
+    try:
+        size = parse_size(text)
+    except DurationError:
+        size = -1
+    if size <= 0:
+        raise ConfigError(f"{option}: {text[:20]!r} is not a size; expected bytes, or a number with K, M, G "
+                          "(powers of 1024: 512M, 2G)")
+    return size
 
 
 def _unwrapped(run: Any, *args: Any) -> int:
@@ -230,12 +251,15 @@ def _url(binds: list[str]) -> str:
     return bind if bind.endswith("/") else bind + "/"
 
 
-def _gated(app: Any, args: argparse.Namespace) -> tuple[Any, Any]:
-    """The application behind the Host check (arena.serve.hosts), and the gate, told the port once bound."""
+def _gated(app: Any, args: argparse.Namespace, report_prefix: str = "/replay/") -> tuple[Any, Any]:
+    """The application behind the Host check (arena.serve.hosts), every response with the security headers
+    (arena.serve.app.secured; the report's own policy under ``report_prefix``), a refusal that left a body
+    unread closing its connection (unread_released), and the gate, told the port once bound."""
+    from arena.serve.app import secured, unread_released
     from arena.serve.hosts import HostGate, check_host
 
     gate = HostGate(args.host, args.allowed)
-    return check_host(app, gate), gate
+    return secured(unread_released(check_host(app, gate)), report_prefix), gate
 
 
 def _port(binds: list[str]) -> int:
@@ -277,7 +301,8 @@ async def _watch(args: argparse.Namespace) -> int:
     watcher = Watcher(args.watch.absolute())
     try:
         await watcher.first()
-        await _serve_app(args, build_watch_app(watcher), [watcher.follow], f"the report of {args.watch}, live")
+        await _serve_app(args, build_watch_app(watcher), [watcher.follow], f"the report of {args.watch}, live",
+                         report_prefix="/")  # every page is the report's
     finally:
         watcher.close()
     print("arena serve: stopped", file=sys.stderr)
@@ -285,34 +310,27 @@ async def _watch(args: argparse.Namespace) -> int:
 
 
 async def _ladder(args: argparse.Namespace) -> int:
-    import trio
-
     from arena.serve.ladder import LadderSite, build_ladder_app
     from arena.store.ladder import LadderStore
 
     with LadderStore(args.ladder) as store:
         store.ladder_settings()  # not a ladder: one line, before the server starts
-    site = LadderSite(args.ladder.absolute(), args.sandbox)
-
-    async def admissions(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        async with trio.open_nursery() as nursery:
-            site.nursery = nursery
-            nursery.start_soon(trio.to_thread.run_sync, site.resume_admissions)
-            await trio.sleep_forever()
+    site = LadderSite(args.ladder, args.sandbox, admissions=args.admissions, author_quota=args.quota)
 
     try:
-        await _serve_app(args, build_ladder_app(site), [admissions], f"the ladder {args.ladder}")
+        await _serve_app(args, build_ladder_app(site), [site.admissions], f"the ladder {args.ladder}")
     finally:
         site.close()
     print("arena serve: stopped", file=sys.stderr)
     return 0
 
 
-async def _serve_app(args: argparse.Namespace, app: Any, tasks: list[Any], what: str) -> None:
+async def _serve_app(args: argparse.Namespace, app: Any, tasks: list[Any], what: str,
+                     report_prefix: str = "/replay/") -> None:
     """Serve ``app`` behind the Host check, with ``tasks`` beside it, until a signal stops it."""
     import trio
 
-    gated, gate = _gated(app, args)
+    gated, gate = _gated(app, args, report_prefix)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_run_until_signal, nursery)
         for task in tasks:

@@ -9,7 +9,9 @@ opponent is the name of a registry bot, looked up in the registry.
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import json
 import mimetypes
 import shutil
@@ -26,6 +28,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.report import environment as report_environment
@@ -44,8 +47,26 @@ STATIC = {
     "watch.js": _HERE / "static" / "watch.js",
 }
 MAX_FORM_BYTES = 4096
+#: Every page of `arena serve` (play, ladder, watch): nothing but the server itself, nothing inline, no
+#: plugin, no frame around it, no <base>, forms posted to the server only.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+       "object-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+
+
+def _inline_hash(code: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode()).digest()).decode() + "'"
+
+
+#: The report's pages (the replays under /replay/, `--watch`'s pages) are the static HTML of arena.report,
+#: made to open from disk: they need two inline things, named here and nothing else inline. Their tables
+#: colour cells with style attributes (the cross table, the LOS matrix, a bot's opponents: a colour per
+#: cell, so no list of hashes), and the matches list's filter form has one inline handler,
+#: ``onsubmit="return false"``, allowed by its hash alone ('unsafe-hashes' admits handlers whose code hashes
+#: to a listed value, no other). A style attribute runs no script.
+REPORT_CSP = CSP.replace("script-src 'self'", f"script-src 'self' 'unsafe-hashes' {_inline_hash('return false')}"
+                         ).replace("style-src 'self'", "style-src 'self'; style-src-attr 'unsafe-inline'")
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"same-origin"))  # no-referrer would make forms send Origin: null
 COOKIE_DAYS = 1
 MAX_REFUSED = 50  # refused messages in a row before a socket is closed
 
@@ -149,11 +170,106 @@ def render_page(env: jinja2.Environment, request: Request, template: str, status
                                              **values)
     response = HTMLResponse(html, status)
     response.headers["Content-Security-Policy"] = CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "same-origin"  # no-referrer would make forms send Origin: null
+    for name, value in SECURITY_HEADERS:
+        response.headers[name.decode()] = value.decode()
     if request.query_params.get("lang") in LANGS:
         response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
     return response
+
+
+def content_length(request: Request) -> int:
+    """The request's Content-Length, 0 when it gives none (a chunked body: count its bytes as they come)."""
+    text = request.headers.get("content-length") or "0"
+    return int(text) if text.isascii() and text.isdigit() else 0
+
+
+async def small_form(request: Request, limit: int = MAX_FORM_BYTES) -> dict[str, str]:
+    """A url-encoded form of at most ``limit`` bytes (counted as they come: a longer one is not read on);
+    Refused too-long or malformed."""
+    if content_length(request) > limit:
+        raise Refused("too-long", "the form is too long")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise Refused("too-long", "the form is too long")
+    try:
+        fields = parse_qs(body.decode("utf-8"), max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        raise Refused("malformed", "the form was not understood") from None
+    return {k: v[0] for k, v in fields.items()}
+
+
+def unread_released(app: Any) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """``app``, whose answers without reading the request's body (a refusal before an upload is read) close
+    the connection at once instead of hanging it.
+
+    Hypercorn passes a body to the application through a queue of a few chunks; as the application sends the
+    end of its answer, hypercorn puts a last message (``http.disconnect``) into that queue before it closes
+    the connection, and waits for room there: with a large body unread the queue is full, and the connection
+    (and the application's last send) would hang until the client gave up. So before the end of an answer
+    that left its body unread is sent, a task starts taking what is in the queue, the few chunks already
+    received, and drops them, until that last message: hypercorn then closes the connection, the rest of the
+    body unread."""
+
+    async def released(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        ended = False
+
+        async def watched() -> Message:
+            nonlocal ended
+            message = await receive()
+            ended = ended or message["type"] == "http.disconnect" or not message.get("more_body", False)
+            return message
+
+        async def send_last(message: Message) -> None:
+            nonlocal ended
+            if message["type"] == "http.response.body" and not message.get("more_body", False) and not ended:
+                ended = True
+                trio.lowlevel.spawn_system_task(_drop_until_closed, receive)
+            await send(message)
+
+        await app(scope, watched, send_last)
+
+    return released
+
+
+async def _drop_until_closed(receive: Receive) -> None:
+    try:
+        with trio.move_on_after(30):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                    return
+    except Exception:  # noqa: BLE001, S110  (a connection already gone: nothing to release)
+        pass
+
+
+def secured(app: Any, report_prefix: str | None = "/replay/") -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """``app`` with the security headers on every HTTP response it sends (a page, a replay, a static file, an
+    error, a refusal): CSP, or REPORT_CSP for the paths under ``report_prefix`` (the report's pages: "/" for
+    `--watch`, whose every page is the report), nosniff and the referrer policy."""
+
+    async def with_headers(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        report = report_prefix is not None and str(scope.get("path", "")).startswith(report_prefix)
+        policy = (REPORT_CSP if report else CSP).encode()
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                ours = {b"content-security-policy", *(name for name, _ in SECURITY_HEADERS)}
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in ours]
+                message = {**message, "headers": [*headers, (b"content-security-policy", policy),
+                                                  *SECURITY_HEADERS]}
+            await send(message)
+
+        await app(scope, receive, send_secured)
+
+    return with_headers
 
 
 def static_response(name: str) -> Response:
@@ -189,16 +305,7 @@ class ServeApp:
         return [(v, variant_name(v, lang)) for v in self.hall.variants]
 
     async def form(self, request: Request) -> dict[str, str]:
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_FORM_BYTES:
-                raise Refused("too-long", "the form is too long")
-        try:
-            fields = parse_qs(body.decode("utf-8"), max_num_fields=10)
-        except (UnicodeDecodeError, ValueError):
-            raise Refused("malformed", "the form was not understood") from None
-        return {k: v[0] for k, v in fields.items()}
+        return await small_form(request)
 
     async def home(self, request: Request) -> Response:
         lang = lang_of(request)
