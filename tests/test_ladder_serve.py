@@ -438,3 +438,35 @@ def test_every_response_carries_the_security_headers(ladder_server: tuple[Server
     assert seen[("/", 421)] and seen[("/nowhere", 404)]
     assert "unsafe" not in seen[("/", 200)] and "unsafe" not in seen[("/upload", 200)]
     assert "'unsafe-inline'" in seen[("/replay/index.html", 200)]  # the report's style attributes, there only
+
+
+def test_a_hostile_upload_through_the_server(ladder_server: tuple[Server, str], c_bots: Path) -> None:
+    """The holes of a public ladder, tried through the real server by a second author (the measures
+    themselves are switched off one by one in tests/test_ladder_hostile.py): a command naming the database,
+    and a name that is another author's. The leaderboard says little; only the author's page says more."""
+    server, ana = ladder_server
+    with LadderStore(server.db) as store:
+        eve = new_token(store, "Eve")
+    program = (c_bots / "random").read_bytes()
+
+    def upload(name: str, command: str, token: str) -> int:
+        return post_parts(server, [form_part("name", name.encode()), form_part("command", command.encode()),
+                                   form_part("files", program, "random")], token)[0]
+
+    assert upload("mine", "./random 11", ana) == 202
+    assert decided(server, "mine") == ("admitted", "")
+    assert upload("mine", "./random 12", eve) == 202  # Ana's name
+    assert upload("peek", f"sh -c 'cat \"$0\"' {server.db}", eve) == 202  # the database, named
+    settled(server, eve)
+    with sqlite3.connect(server.db) as conn:
+        rows = conn.execute("SELECT program, status, reason FROM ladder_versions WHERE author = 'Eve'").fetchall()
+        seed = str(conn.execute("SELECT seed FROM tournaments").fetchone()[0])
+    assert sorted(rows) == [("mine", "refused", "the name mine belongs to another author; choose a name of your own"),
+                            ("peek", "refused", "its command names a path outside its own folder")]
+    _, board, _ = request(server, "GET", "/")
+    assert "outside its own folder" in board and str(server.db) not in board and seed not in board
+    _, hers, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {eve}"})
+    assert str(server.db) in hers  # the word at fault, for its author
+    _, his, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {ana}"})
+    assert str(server.db) not in his and "peek" not in his
+    assert upload_folders(server, "peek") == []
