@@ -15,6 +15,7 @@ from arena.referee.policy import ViolationPolicy
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:
     from arena.cli.run import executor_option
+    from arena.cli.serve import _bounded
 
     p = sub.add_parser(
         "ladder",
@@ -67,6 +68,28 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                      help="referee processes (1 to 64) of the local executor, or of a dask:local cluster")
     add_sandbox_option(run)
 
+    srv = actions.add_parser(
+        "serve", help="run the competition: the pages, the upload queue and the rated pairs, in one process tree",
+        description="Serve the ladder's pages and upload form (as arena serve --ladder DB), admit uploads "
+        "through a queue, and play rated pairs (as arena ladder DB run, in a child process started again if it "
+        "ends). Ctrl-C or SIGTERM stops all of it; after a SIGKILL or a reboot the same command resumes, having "
+        "lost at most the pairs in flight. docs/LADDER.md shows a systemd unit for a semester.")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=_bounded(0, 65535), default=8066,
+                     help="port (default 8066; 0: any free one)")
+    srv.add_argument("--allowed-host", action="append", default=[], metavar="HOST[:PORT]",
+                     help="a Host name the server also answers to (behind a proxy; repeatable)")
+    srv.add_argument("--admissions", type=_bounded(1, 64), default=1, metavar="N",
+                     help="uploads built and checked at a time; the rest wait in a queue (default 1)")
+    srv.add_argument("--author-quota", default="200M", metavar="SIZE",
+                     help="the most an author's uploaded bots may take on disk (default 200M)")
+    srv.add_argument("--executor", type=executor_option, default=None,
+                     metavar="local|dask:local|dask:tcp://HOST:PORT",
+                     help="where matches are played (as arena ladder run; docs/DISTRIBUTED.md)")
+    srv.add_argument("--workers", type=int_option("--workers"), default=None,
+                     help="referee processes (1 to 64) of the local executor, or of a dask:local cluster")
+    add_sandbox_option(srv)
+
     st = actions.add_parser("standings", help="print the ratings, rank intervals and flagged hosts")
     st.add_argument("--json", action="store_true", help="print them as JSON")
 
@@ -108,6 +131,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         return 0
     if not db.is_file():
         raise ConfigError(f"DB: {db}: no such ladder; make one with `arena ladder {db} init --variant V`")
+    if args.action == "serve":
+        return _serve(args)
     with LadderStore(db) as store:
         lad.open_ladder(store)  # not a ladder: one line now
         if args.action == "add":
@@ -157,6 +182,24 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     played = lad.run_ladder(db, options, log_to_stderr)
     print(f"{played} pairs played")
     return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """`arena ladder DB serve`: arena serve --ladder DB, with `arena ladder DB run` as its child."""
+    from arena.cli.serve import cmd_serve
+
+    db = args.db.resolve()
+    play = [sys.executable, "-m", "arena", "ladder", str(db), "run"]
+    if args.executor is not None:
+        play += ["--executor", args.executor]
+    if args.workers is not None:
+        play += ["--workers", str(args.workers)]
+    if args.sandbox is not None:
+        play += ["--sandbox", args.sandbox]
+    served = argparse.Namespace(
+        config=None, db=None, watch=None, ladder=db, host=args.host, port=args.port, allowed_host=args.allowed_host,
+        admissions=args.admissions, author_quota=args.author_quota, sandbox=args.sandbox, play=play)
+    return cmd_serve(served)
 
 
 def _run_options(args: argparse.Namespace) -> Any:

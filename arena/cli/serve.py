@@ -316,9 +316,15 @@ async def _ladder(args: argparse.Namespace) -> int:
     with LadderStore(args.ladder) as store:
         store.ladder_settings()  # not a ladder: one line, before the server starts
     site = LadderSite(args.ladder, args.sandbox, admissions=args.admissions, author_quota=args.quota)
+    tasks: list[Any] = [site.admissions]
+    play = getattr(args, "play", None)  # `arena ladder DB serve`: the rated pairs are played beside the pages
+    if play is not None:
+        from arena.serve.ladder import keep_playing
 
+        tasks.append(lambda: keep_playing(play))
     try:
-        await _serve_app(args, build_ladder_app(site), [site.admissions], f"the ladder {args.ladder}")
+        await _serve_app(args, build_ladder_app(site), tasks,
+                         f"the ladder {args.ladder}" + (", playing its pairs" if play is not None else ""))
     finally:
         site.close()
     print("arena serve: stopped", file=sys.stderr)

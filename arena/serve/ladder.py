@@ -23,6 +23,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import stat
 import sys
 import time
@@ -643,3 +644,45 @@ def _keep(folder: Path, files: list[UploadFile]) -> None:
         with target.open("xb") as out:
             shutil.copyfileobj(f.file, out)
         target.chmod(0o755)
+
+
+#: How long a stopped ladder run is given to finish what it was writing (after SIGINT) before it is killed.
+RUN_STOP_S = 30.0
+#: A run that ended on its own is started again after this long, doubled while it keeps ending within a
+#: minute (a ladder locked by another `arena ladder DB run`, say), at most RUN_RESTART_MAX_S.
+RUN_RESTART_S = 1.0
+RUN_RESTART_MAX_S = 60.0
+
+
+def _die_with_parent() -> None:
+    """In the run's child, before exec: SIGKILL when the server dies, however it dies (its bots die with
+    it, their sandboxes' --die-with-parent): a SIGKILLed server leaves nothing playing."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+
+async def keep_playing(argv: list[str]) -> None:
+    """`arena ladder DB serve`'s player: ``argv`` (`arena ladder DB run ...`) as a child process, started
+    again whenever it ends, until cancelled; then it is asked to stop (SIGINT, as Ctrl-C: the matches
+    playing end, and what finished is saved) and killed if it has not within RUN_STOP_S."""
+    wait = RUN_RESTART_S
+    while True:
+        started = trio.current_time()
+        proc = await trio.lowlevel.open_process(argv, preexec_fn=_die_with_parent)
+        try:
+            code = await proc.wait()
+        except trio.Cancelled:
+            with trio.CancelScope(shield=True):
+                proc.send_signal(signal.SIGINT)
+                with trio.move_on_after(RUN_STOP_S):
+                    await proc.wait()
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+            raise
+        wait = RUN_RESTART_S if trio.current_time() - started > RUN_RESTART_MAX_S else min(wait * 2, RUN_RESTART_MAX_S)
+        print(f"arena ladder serve: the ladder run ended (exit status {code}); starting it again in {wait:g} s",
+              file=sys.stderr, flush=True)
+        await trio.sleep(wait)
