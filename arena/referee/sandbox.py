@@ -65,6 +65,7 @@ UID_BASE = 1_660_000  # in the range left to dynamic allocation (above 65535); n
 UIDS_PER_REFEREE = 1024  # a block of uids per referee process, held under a lock (see _UidPool)
 CPU_PERIOD_US = 10_000  # the period of a bot's CPU quota (cgroup cpu.cfs_period_us / cpu.max)
 DEFAULT_PROCESSES = 64  # processes per sandboxed bot when limits.processes is not set
+RECLAIM = True  # reclaim a bot's cgroup before removing it (`_reclaim`); a switch for tests that show why
 _BWRAP_OWN_PROCESSES = 2  # bubblewrap's monitor and the namespace's init count against the bot's limit
 
 # System directories bound read-only (or recreated as the same symlink) when the host has them.
@@ -104,14 +105,19 @@ class SandboxPlan:
     uid: int | None
     cgroup: _BotCgroup | None
     _released: bool = field(default=False, repr=False)
+    # whether what it loaded into the page cache is reclaimed at its end (`_reclaim`); off only for a sandbox
+    # that can have learned no card (a build, a bot's start check before a run's first match), whose pages
+    # then stay cached for the bot's matches
+    reclaim: bool = True
 
     def release(self) -> None:
-        """Give back the uid and remove the cgroup; call after the sandbox's process has exited."""
+        """Give back the uid and remove the cgroup (after reclaiming what it charged, unless ``reclaim`` is
+        off); call after the sandbox's process has exited."""
         if self._released:
             return
         self._released = True
         if self.cgroup is not None:
-            self.cgroup.remove()
+            self.cgroup.remove(RECLAIM and self.reclaim)
         if self.uid is not None:
             _UIDS.release(self.uid)
 
@@ -311,7 +317,6 @@ def plan_sandbox(
 
 
 _PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
-
 
 @functools.lru_cache(maxsize=1)
 def _nproc_per_user_namespace() -> bool:
@@ -894,10 +899,19 @@ class _BotCgroup:
                     continue
         return 0
 
-    def remove(self) -> None:
-        # The sandbox's processes may take a moment to be gone after bubblewrap's monitor exited: kill what
-        # is left (a process can only be in a cgroup we made if it is the bot's), then remove the directory.
+    def remove(self, reclaim: bool = True) -> None:
+        """Kill what is left of the bot, reclaim what it charged (``reclaim``: `_reclaim`), remove the cgroup.
+
+        The sandbox's processes may take a moment to be gone after bubblewrap's monitor exited: what is left is
+        killed (a process can only be in a cgroup we made if it is the bot's), and the memory is reclaimed
+        once none is left, so that nothing can load a page again afterwards."""
         for d in self.dirs:
+            if reclaim and _reclaims(d):
+                for _ in range(200):
+                    if not _kill_cgroup(d):
+                        break
+                    threading.Event().wait(0.005)
+                _reclaim(d)
             _kill_cgroup(d)
             for _ in range(200):
                 try:
@@ -910,17 +924,66 @@ class _BotCgroup:
                     threading.Event().wait(0.005)
 
 
-def _kill_cgroup(d: str) -> None:
+def _reclaims(d: str) -> bool:
+    """Whether ``d`` is a cgroup whose memory can be reclaimed (v1's memory controller, or v2)."""
+    return any(os.path.exists(os.path.join(d, name)) for name in ("memory.force_empty", "memory.reclaim"))
+
+
+def _reclaim(d: str) -> int:
+    """Reclaim everything a dead bot's cgroup ``d`` is charged for; the bytes of page cache left (0: all gone).
+
+    What a bot loads is charged to its cgroup: the pages of files it read first (its own, the system's) and
+    the dentries and inodes of the names it looked up (slab the memory controller accounts). Removing the
+    cgroup does not free them: they are handed to its parent, still cached, and a bot's twin in the other
+    game of a duplicate pair could time which pages and names are cached and read its hand there
+    (docs/SECURITY.md). Reclaimed first, they are gone before the twin starts. v1: ``memory.force_empty``
+    (it retries until nothing more can be freed); v2: ``memory.reclaim`` of all it holds."""
+    v1 = os.path.exists(os.path.join(d, "memory.force_empty"))
+    left = 0
+    for _ in range(3):
+        try:
+            if v1:
+                _write(d, "memory.force_empty", 0)
+            else:
+                with open(os.path.join(d, "memory.current")) as f:
+                    current = int(f.read())
+                if current:
+                    _write(d, "memory.reclaim", current)
+        except (OSError, ValueError):  # v2 answers EAGAIN when it freed less than asked: looked at below
+            pass
+        left = _cached_bytes(d, v1)
+        if not left:
+            break
+    return left
+
+
+def _cached_bytes(d: str, v1: bool) -> int:
+    """The page cache (file pages) charged to cgroup ``d`` (-1 where it cannot be read)."""
+    key = "cache" if v1 else "file"
+    try:
+        with open(os.path.join(d, "memory.stat")) as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return -1
+
+
+def _kill_cgroup(d: str) -> bool:
+    """SIGKILL every process in cgroup ``d``; whether there was any."""
     try:
         with open(os.path.join(d, "cgroup.procs")) as f:
             pids = [int(line) for line in f if line.strip()]
     except OSError:
-        return
+        return False
     for pid in pids:
         try:
             os.kill(pid, 9)
         except OSError:
             pass
+    return bool(pids)
 
 
 class _Cgroups:
