@@ -221,7 +221,7 @@ def plan_sandbox(
         args += _parent_dirs(etc)
         for path in etc:
             args += ["--ro-bind", path, path]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--proc", "/proc", "--dev", "/dev", *_proc_masks()]
         # /tmp and /dev/shm (POSIX shared memory and semaphores: Python's multiprocessing, sem_open): the bot's
         # own, writable by its uid (bubblewrap's /dev/shm is root's 0755), each of the file size at most
         for private in (SANDBOX_TMP, SANDBOX_SHM):
@@ -317,6 +317,26 @@ def plan_sandbox(
 
 
 _PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
+
+# Counters of the whole kernel that a bot's /proc would show: the open files, inodes and dentries of every
+# process (/proc/sys/fs: file-nr, inode-nr, dentry-state), and the memory manager's events (/proc/vmstat:
+# page faults, reads, refaults of evicted pages). One bot moves them (opens files, looks names up, reads
+# pages) and another reads them: a channel between two sandboxes at once, and a counter left behind for a
+# twin. Each is an empty folder, or unreadable, in the sandbox; no runtime needs them to start.
+PROC_MASKED_DIRS = ("/proc/sys/fs",)
+PROC_MASKED_FILES = ("/proc/vmstat",)
+
+
+def _proc_masks() -> list[str]:
+    out: list[str] = []
+    for folder in PROC_MASKED_DIRS:
+        if os.path.isdir(folder):
+            out += ["--tmpfs", folder, "--remount-ro", folder]
+    for path in PROC_MASKED_FILES:
+        if os.path.exists(path):
+            out += ["--ro-bind", "/dev/null", path]
+    return out
+
 
 @functools.lru_cache(maxsize=1)
 def _nproc_per_user_namespace() -> bool:
