@@ -13,7 +13,9 @@ probe (``preadv2`` with ``RWF_NOWAIT``, refused by default) so that it does not 
 from __future__ import annotations
 
 import functools
+import mmap
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -32,30 +34,31 @@ ONE_DEAL = preset("santase").with_overrides({"match_target": 1})
 SEED = 20261205
 PAGE = 4096
 STRIDE = 4 * PAGE  # as tests/bots/pagespy.py lays its pages out
-REGIONS, CARDS = 8, 24
-SIZE = STRIDE + REGIONS * 2 * CARDS * STRIDE + STRIDE
+CARDS = 24
+REGION = 2 * CARDS * STRIDE
+SIZE = STRIDE + 8 * REGION + STRIDE  # the spy's own file: 8 regions
 
 pytestmark = [
     pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}"),
-    pytest.mark.skipif(os.geteuid() != 0, reason="a bot's loads are reclaimed with its cgroup: arena makes them as root"),
+    pytest.mark.skipif(os.geteuid() != 0, reason="what a bot loads is reclaimed with its cgroup, made as root"),
 ]
 
 
 @functools.lru_cache(maxsize=1)
 def system_file() -> str | None:
-    """A large file every sandbox shows (under /usr/share) that nothing of the test suite reads."""
-    for root, dirs, names in os.walk("/usr/share"):
-        dirs.sort()
-        for name in sorted(names):
+    """The largest file under /usr/share, which every sandbox shows and nothing of the test suite reads (many
+    regions: tests running at once rarely share one); None when none is large enough."""
+    best: tuple[int, str] | None = None
+    for root, _, names in os.walk("/usr/share"):
+        for name in names:
             path = os.path.join(root, name)
             try:
                 st = os.stat(path, follow_symlinks=False)
             except OSError:
                 continue
-            if st.st_size >= SIZE and st.st_mode & 0o444 == 0o444 and os.path.isfile(path) \
-                    and not os.path.islink(path):
-                return path
-    return None
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o444 == 0o444 and (best is None or st.st_size > best[0]):
+                best = (st.st_size, path)
+    return best[1] if best is not None and best[0] >= SIZE else None
 
 
 @pytest.fixture
@@ -66,8 +69,11 @@ def pagespy(tmp_path: Path) -> Path:
         os.fsync(f.fileno())
     (spy.parent / "pages.bin").chmod(0o644)
     if system_file() is not None:
-        (spy.parent / "system.txt").write_text(system_file() + "\n")
-        (spy.parent / "system.txt").chmod(0o644)
+        (spy.parent / "system.txt").write_text(f"{system_file()}\n")
+    (spy.parent / "nonce.txt").write_text(os.urandom(8).hex())
+    for name in ("system.txt", "nonce.txt"):
+        if (spy.parent / name).exists():
+            (spy.parent / name).chmod(0o644)
     return spy
 
 
@@ -78,9 +84,10 @@ def targets(spy: Path) -> dict[str, str]:
     return out
 
 
-def cached_pages(path: str) -> int:
-    """How many of the pages the spy may use are cached now, asked without loading any (``mincore``, which
-    answers root for any file; an ``RWF_NOWAIT`` read that misses would start a read-ahead)."""
+def cached_pages(path: str) -> tuple[int, int]:
+    """How many of the pages the spy may use (every fourth page) are cached now, and how many there are,
+    asked without loading any (``mincore``, which answers root for any file; an ``RWF_NOWAIT`` read that
+    misses would start a read-ahead)."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -88,16 +95,18 @@ def cached_pages(path: str) -> int:
     libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
     libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
     libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+    size = os.path.getsize(path)
     fd = os.open(path, os.O_RDONLY)
     try:
-        address = libc.mmap(None, SIZE, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+        address = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
         assert address not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno()
         try:
-            pages = ctypes.create_string_buffer(SIZE // PAGE + 1)
-            assert libc.mincore(address, SIZE, pages) == 0, ctypes.get_errno()
-            return sum(pages.raw[offset // PAGE] & 1 for offset in range(STRIDE, SIZE - STRIDE, STRIDE))
+            pages = ctypes.create_string_buffer(size // PAGE + 1)
+            assert libc.mincore(address, size, pages) == 0, ctypes.get_errno()
+            used = range(STRIDE, size - STRIDE, STRIDE)
+            return sum(pages.raw[offset // PAGE] & 1 for offset in used), len(used)
         finally:
-            libc.munmap(address, SIZE)
+            libc.munmap(address, size)
     finally:
         os.close(fd)
 
@@ -109,17 +118,22 @@ def prepare(spy: Path, mode: str) -> None:
         fd = os.open(path, os.O_RDONLY)
         try:
             # Every page read first: a read waits for a read-ahead still on its way (an earlier spy's RWF_NOWAIT
-            # misses start them), which would land after the drop. Dropped also in evict mode, so that every
-            # page is one a read brought in: pages the test's write left may keep buffers no advice can drop.
-            # (The test's own calls: no filter here.)
-            os.pread(fd, SIZE, 0)
+            # misses start them), which would land after the drop. (The test's own calls: no filter here.)
+            size = os.fstat(fd).st_size
+            os.pread(fd, size, 0)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             if mode == "evict":
-                for offset in range(STRIDE, SIZE - STRIDE, STRIDE):
-                    os.pread(fd, 1, offset)
+                # each page the spy may use brought in alone, as a page of its own: a read brings in folios of
+                # many pages, and advice to drop one page of a folio drops nothing (the kernel does not split it)
+                m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+                m.madvise(mmap.MADV_RANDOM)
+                for offset in range(STRIDE, size - STRIDE, STRIDE):
+                    m[offset]
+                m.close()
         finally:
             os.close(fd)
-        assert cached_pages(path) == (0 if mode == "load" else (SIZE - 2 * STRIDE) // STRIDE), path
+        cached, used = cached_pages(path)
+        assert cached == (0 if mode == "load" else used), path
 
 
 def said(lines: str, key: str) -> list[str]:
@@ -271,6 +285,64 @@ def test_ladder_twins(pagespy: Path, tmp_path: Path, monkeypatch, closed: bool) 
     assert run_ladder(db, RunOptions(pairs=1, sandbox="bwrap")) == 1
     rated = {match_id: text for match_id, text in stored_spy_lines(db).items() if match_id.startswith("L")}
     assert_stored(rated, pagespy, closed)
+
+
+async def reused_pair(spy: Path) -> list:
+    """One duplicate pair with ``reuse_bots``, as `arena run` plays it: bot processes kept across matches."""
+    import trio
+
+    from arena.referee.match import Player
+    from arena.referee.policy import ViolationPolicy
+    from arena.referee.pool import MatchPool
+    from arena.referee.process import BotSpec
+    from arena.referee.record import MatchSpec
+    from arena.referee.sandbox import bot_files
+    from arena.tournament.executors import LocalExecutor
+    from arena.tournament.runner import run_matches
+
+    argv, good = (sys.executable, str(spy), "load"), (sys.executable, str(GOOD))
+    players = {"spy": Player(BotSpec("spy", argv, sandbox="bwrap", files=bot_files(argv, None, [good])), TC),
+               "good": Player(BotSpec("good", good, sandbox="bwrap", files=bot_files(good, None, [argv])), TC)}
+    specs = [MatchSpec(f"spy-vs-good-p0-g{g}", ("spy", "good"), 0, g, *seats, SEED, SEED, g)
+             for g, seats in enumerate([("spy", "good"), ("good", "spy")])]
+    records: list = []
+    prepare(spy, "load")
+    with trio.fail_after(120):  # only stops a hang
+        async with trio.open_nursery() as nursery:
+            pool = MatchPool(nursery, reuse=True)
+            try:
+                executor = LocalExecutor(pool, players, ONE_DEAL, ViolationPolicy.LOSE_MATCH)
+                await run_matches(specs, executor, 2, on_record=lambda spec, rec: records.append(rec))
+            finally:
+                await pool.close()
+    records.sort(key=lambda r: r.match_id)
+    return records
+
+
+def info_lines(rec) -> str:
+    """The spy's reports in a match, from its ``info`` lines (a kept process's stderr may go with another)."""
+    seat = rec.bots.index("spy")
+    return "\n".join(line[len("info "):] for _, way, line in rec.transcripts[seat]
+                     if way == "<" and line.startswith("info spy pages "))
+
+
+async def test_a_kept_process_is_not_alive_while_its_twin_plays(pagespy: Path) -> None:
+    """With ``reuse_bots`` the process that played game 0 would be kept, alive, with what it loaded still
+    charged to it, while game 1 plays: it is ended (and its cgroup reclaimed) before game 1 starts."""
+    records = await reused_pair(pagespy)
+    assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=True)
+
+
+async def test_a_kept_process_passes_the_hand_to_its_twin_without_the_rule(pagespy: Path, monkeypatch) -> None:
+    from arena.referee.pool import MatchPool
+
+    async def keep(self, deal_seed: int) -> None:  # the pool as it was: kept processes stay
+        pass
+
+    monkeypatch.setattr(MatchPool, "retire", keep)
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))  # (an exact reading, not the measure)
+    records = await reused_pair(pagespy)
+    assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=False)
 
 
 # --------------------------------------------------------------------------------------------- counters

@@ -51,6 +51,7 @@ from __future__ import annotations
 import errno
 import functools
 import tempfile
+from typing import Any
 
 __all__ = ["BOT_REFUSED", "BUILD_REFUSED", "compile_filter", "seccomp_filter"]
 
@@ -134,7 +135,7 @@ def compile_filter(refused: dict[str, int], fcntl_locks: bool, shared_futexes: b
         return out.read()
 
 
-def _add_rules(sc: object, f: object, refused: dict[str, int], fcntl_locks: bool, shared_futexes: bool,
+def _add_rules(sc: Any, f: Any, refused: dict[str, int], fcntl_locks: bool, shared_futexes: bool,
                evictions: bool, nowait_arg: int | bool) -> None:
     """The rules of `compile_filter`, for the architectures of ``f`` (``nowait_arg``: where the flags of
     ``preadv2`` lie, or False to leave ``RWF_NOWAIT`` alone)."""

@@ -5,12 +5,14 @@ opponent held in the other game. In game 0 the spy writes the hand it was dealt 
 cached; in game 1 it reads them back: that is the hand its opponent holds now. Two files: ``pages.bin`` in
 its own folder, and the system file (one every sandbox shows) whose path ``system.txt`` in its folder names.
 
-Each card ``i`` has two pages of a region of the file chosen by the pair's name, ``A_i`` and ``B_i``, 4
-pages apart. A page is loaded, and timed, by touching it in a mapping advised ``MADV_RANDOM``, so that the
-kernel reads that page alone (a ``read`` would read ahead, up to megabytes). Game 0 marks ``A_i`` when the card is
-in its hand and ``B_i`` when not; game 1 reads the card as known where exactly one of the two is marked, and
-reports a hand only when all 24 cards are known. So a cache that tells nothing (both pages cached, or
-neither) decodes to nothing, whatever state the pages started in.
+Each card ``i`` has two pages of a region of the file, ``A_i`` and ``B_i``, 4 pages apart. The region is
+chosen by the pair's name and the word in ``nonce.txt`` in its folder, so that tests running at once on one
+machine (the system file is the same for all) rarely use the same one. A page is loaded, and timed, by
+touching it in a mapping advised ``MADV_RANDOM``, so that the kernel reads that page alone (a ``read`` would
+read ahead, up to megabytes). Game 0 marks ``A_i`` when the card is in its hand and ``B_i`` when not; game 1
+reads the card as known where exactly one of the two is marked, and reports a hand only when all 24 cards
+are known. So a cache that tells nothing (both pages cached, or neither) decodes to nothing, whatever state
+the pages started in.
 
 Modes (the first argument):
 
@@ -18,8 +20,8 @@ Modes (the first argument):
     evict   mark = drop the page (``posix_fadvise(DONTNEED)``; the region starts cached by someone else)
 
 Game 1 asks whether a page is cached with ``preadv2(RWF_NOWAIT)`` (EAGAIN when it is not; it starts a
-read-ahead from there, so the pages are asked about from the last one back), and where that is refused, by timing a one-byte read (a cached page comes in microseconds, one from the disk in
-tens of them).
+read-ahead from there, so the pages are asked about from the last one back), and where that is refused, by
+timing a touch of the page (a cached page comes in microseconds, one from the disk in tens of them).
 
 It reports as protocol ``info`` lines (and on stderr)::
 
@@ -45,7 +47,6 @@ MODE = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE = 4096
 STRIDE = 4 * PAGE  # between two pages the spy uses
-REGIONS = 8  # regions of a file, one per pair (by the pair's name)
 REGION = 2 * len(ALL_CARDS) * STRIDE
 MATCH = "-"
 
@@ -65,9 +66,19 @@ def targets() -> dict[str, str]:
     return out
 
 
-def offsets(pair: str, card: int) -> tuple[int, int]:
-    """The offsets of pages A and B of card ``card`` in the pair's region (never the file's first page)."""
-    base = STRIDE + (zlib.crc32(pair.encode()) % REGIONS) * REGION
+def nonce() -> str:
+    try:
+        with open(os.path.join(HERE, "nonce.txt")) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def offsets(pair: str, card: int, size: int) -> tuple[int, int]:
+    """The offsets of pages A and B of card ``card`` in the pair's region of a file of ``size`` bytes (never
+    its first page)."""
+    regions = max(1, (size - 2 * STRIDE) // REGION)
+    base = STRIDE + (zlib.crc32(f"{pair} {nonce()}".encode()) % regions) * REGION
     return base + 2 * card * STRIDE, base + (2 * card + 1) * STRIDE
 
 
@@ -85,8 +96,9 @@ def mark(path: str, pair: str, hand: list[str]) -> str:
         return errno.errorcode.get(e.errno, str(e.errno))
     try:
         m = mapped(fd)
+        size = os.fstat(fd).st_size
         for i, card in enumerate(ALL_CARDS):
-            a, b = offsets(pair, i)
+            a, b = offsets(pair, i, size)
             page = a if card in hand else b
             if MODE == "load":
                 m[page]
@@ -128,11 +140,12 @@ def look(path: str, pair: str) -> tuple[int, str | None]:
         m = mapped(fd)
         # from the end back: an RWF_NOWAIT read that misses starts a read-ahead from that page on, which
         # reaches only pages already asked about
-        every = sorted((offset for i in range(len(ALL_CARDS)) for offset in offsets(pair, i)), reverse=True)
+        size = os.fstat(fd).st_size
+        every = sorted((offset for i in range(len(ALL_CARDS)) for offset in offsets(pair, i, size)), reverse=True)
         state = {offset: cached(fd, m, offset) for offset in every}
         hand, known = [], 0
         for i, card in enumerate(ALL_CARDS):
-            a, b = (state[offset] for offset in offsets(pair, i))
+            a, b = (state[offset] for offset in offsets(pair, i, size))
             if a != b:
                 known += 1
                 if (a if MODE == "load" else b):  # load: A was read; evict: B was dropped, A kept
