@@ -319,12 +319,19 @@ def plan_sandbox(
 _PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
 
 # Counters of the whole kernel that a bot's /proc would show: the open files, inodes and dentries of every
-# process (/proc/sys/fs: file-nr, inode-nr, dentry-state), and the memory manager's events (/proc/vmstat:
-# page faults, reads, refaults of evicted pages). One bot moves them (opens files, looks names up, reads
-# pages) and another reads them: a channel between two sandboxes at once, and a counter left behind for a
-# twin. Each is an empty folder, or unreadable, in the sandbox; no runtime needs them to start.
-PROC_MASKED_DIRS = ("/proc/sys/fs",)
-PROC_MASKED_FILES = ("/proc/vmstat",)
+# process (/proc/sys/fs: file-nr, inode-nr, dentry-state), the memory manager's events (/proc/vmstat: page
+# faults, reads, refaults of evicted pages), every fork, context switch and interrupt since boot (/proc/stat's
+# processes, ctxt, intr, softirq; /proc/interrupts, /proc/softirqs), the disks' reads and writes
+# (/proc/diskstats), the scheduler's and the pressure stall counters (/proc/schedstat, /proc/pressure). One
+# bot moves them (opens files, looks names up, reads pages, forks) and another reads them: a channel
+# between two sandboxes at once, and, for those that only grow, a counter left behind for a twin (a bot that
+# forks until `processes` is its hand modulo 2^k: between two sandboxes started one after the other the
+# count moved by exactly 3 forks in 20 tries out of 20). Each is an empty folder, or unreadable, in the
+# sandbox; /proc/stat, which runtimes read for the number of CPUs (glibc without /sys, node's os.cpus()), is
+# a copy whose counters are all 0 (`_quiet_stat`). No runtime needs the others to start.
+PROC_MASKED_DIRS = ("/proc/sys/fs", "/proc/pressure")
+PROC_MASKED_FILES = ("/proc/vmstat", "/proc/interrupts", "/proc/softirqs", "/proc/diskstats", "/proc/schedstat")
+PROC_QUIET_STAT = True
 
 
 def _proc_masks() -> list[str]:
@@ -335,7 +342,44 @@ def _proc_masks() -> list[str]:
     for path in PROC_MASKED_FILES:
         if os.path.exists(path):
             out += ["--ro-bind", "/dev/null", path]
+    quiet = _quiet_stat() if PROC_QUIET_STAT else None
+    if quiet is not None:
+        out += ["--ro-bind", quiet, "/proc/stat"]
     return out
+
+
+_QUIET_STAT: list[str] = []  # the file, once made by this process (a forked worker makes its own)
+
+
+def _quiet_stat() -> str | None:
+    """A file with this machine's /proc/stat, every counter 0 (its CPU lines, boot time, one process
+    running), made once per process in a private folder; None where it cannot be made."""
+    if _QUIET_STAT and os.path.exists(_QUIET_STAT[0]):
+        return _QUIET_STAT[0]
+    import atexit
+    import tempfile
+
+    try:
+        lines = []
+        with open("/proc/stat") as f:
+            for line in f:
+                key, *values = line.split()
+                if key == "btime":
+                    lines.append(line.rstrip("\n"))
+                elif key == "procs_running":
+                    lines.append(f"{key} 1")
+                else:
+                    lines.append(" ".join([key + (" " if key == "cpu" else ""), *("0" for _ in values)]))
+        folder = tempfile.mkdtemp(prefix="arena-proc-")
+        path = os.path.join(folder, "stat")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.chmod(path, 0o444)
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, True)
+    _QUIET_STAT[:] = [path]
+    return path
 
 
 @functools.lru_cache(maxsize=1)
