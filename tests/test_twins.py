@@ -201,12 +201,26 @@ def test_what_a_bot_loads_reaches_its_twin_without_the_reclaim(pagespy: Path, mo
     assert_learned_the_hand(match_pair(pagespy, "load"), pagespy)
 
 
+def test_a_bots_own_files_are_cached_before_it_starts(pagespy: Path, monkeypatch) -> None:
+    """By the referee (charged to it, not to the bot's cgroup): they stay cached from game to game, and say
+    nothing; with the reclaim alone the spy's own file still tells nothing."""
+    monkeypatch.setattr(sandbox, "RECLAIM", False)
+    monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))
+    records = match_pair(pagespy, "load")
+    read = spy_lines(records[1])
+    assert said(read, "probe") == ["nowait"], read
+    assert said(read, "known-own") == ["0"], read
+    cached, used = cached_pages(str(pagespy.parent / "pages.bin"))
+    assert cached == used
+
+
 def test_a_bot_cannot_drop_pages_it_did_not_load(pagespy: Path) -> None:
     assert_learned_nothing(match_pair(pagespy, "evict"), pagespy)
 
 
 def test_dropped_pages_reach_its_twin_without_the_filter(pagespy: Path, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("evictions", "nowait"))  # the reclaim stays on
+    monkeypatch.setattr(sandbox, "WARM_BYTES", 0)  # (its own file read ahead in large folios: one page drops none)
     assert_learned_the_hand(match_pair(pagespy, "evict"), pagespy)
 
 
@@ -236,7 +250,10 @@ def assert_stored(lines: dict[str, str], spy: Path, closed: bool) -> None:
 
 
 def switch_off_the_reclaim(monkeypatch) -> None:
+    """No reclaim, and the bot's own files not read by the referee first (`sandbox._warm`: its pages would all
+    be cached whatever the bot did, which closes the channel for its own files by itself)."""
     monkeypatch.setattr(sandbox, "RECLAIM", False)
+    monkeypatch.setattr(sandbox, "WARM_BYTES", 0)
     monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))  # (an exact reading, not the measure)
 
 
@@ -340,6 +357,7 @@ async def test_a_kept_process_passes_the_hand_to_its_twin_without_the_rule(pages
         pass
 
     monkeypatch.setattr(MatchPool, "retire", keep)
+    monkeypatch.setattr(sandbox, "WARM_BYTES", 0)  # (see switch_off_the_reclaim)
     monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))  # (an exact reading, not the measure)
     records = await reused_pair(pagespy)
     assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=False)

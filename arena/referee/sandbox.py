@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import math
 import os
 import re
 import resource
@@ -229,6 +230,9 @@ def plan_sandbox(
                 args += ["--size", str(file_size_bytes)]
             args += ["--perms", "1777", "--tmpfs", private]
         binds, hidden = _bot_paths(argv, cwd, files)
+        if build is None and root:
+            _warm([f for f in (files if files is not None else bot_files(argv, cwd)) if not f.startswith("!")],
+                  hidden)
         args += _parent_dirs(binds)
         for path in binds:
             args += ["--ro-bind", path, path]
@@ -317,6 +321,57 @@ def plan_sandbox(
 
 
 _PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
+
+# A bot's own files are read into the page cache by the referee before it starts (`_warm`), so that those
+# pages are charged to the referee, not the bot: they stay cached from game to game (a bot that reads 100 MB
+# of weights at each start reads them from memory, not from the disk, though its cgroup is reclaimed after
+# every match), and their being cached says nothing, since the referee reads them whatever the bot does. At
+# most WARM_BYTES of a bot's files (in path order, past which a file is left to the bot), looked at again
+# after WARM_EVERY_S seconds (memory pressure may have taken them meanwhile).
+WARM_BYTES = 1 << 30
+WARM_EVERY_S = 60.0
+_WARM_STEP = 128 << 10  # the smallest read-ahead window a disk has by default
+_WARMED: dict[tuple[str, ...], float] = {}
+
+
+def _warm(own: Sequence[str], hidden: Sequence[str]) -> None:
+    """Ask the kernel to read the bot's own files ``own`` (folders walked, ``hidden`` left out) into the page
+    cache now, in this process (``posix_fadvise(WILLNEED)``: reads ahead without waiting); at most once every
+    WARM_EVERY_S seconds for the same files."""
+    import time
+
+    key = tuple(own)
+    now = time.monotonic()
+    if now - _WARMED.get(key, -math.inf) < WARM_EVERY_S:
+        return
+    _WARMED[key] = now
+    budget, seen = WARM_BYTES, 0
+    for top in sorted(own):
+        walk = os.walk(top) if os.path.isdir(top) and not os.path.islink(top) else [("", [], [top])]
+        for folder, dirs, names in walk:
+            dirs[:] = sorted(d for d in dirs if not _inside(os.path.join(folder, d), hidden))
+            for name in sorted(names):
+                seen += 1
+                path = os.path.join(folder, name)
+                if seen > _PIPE_SCAN_LIMIT or budget <= 0:
+                    return
+                if _inside(path, hidden):
+                    continue
+                try:
+                    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                try:
+                    st = os.fstat(fd)
+                    if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= budget:
+                        # (a call reads ahead at most the device's read-ahead window: asked a window at a time)
+                        for offset in range(0, st.st_size, _WARM_STEP):
+                            os.posix_fadvise(fd, offset, _WARM_STEP, os.POSIX_FADV_WILLNEED)
+                        budget -= st.st_size
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
 
 # Counters of the whole kernel that a bot's /proc would show: the open files, inodes and dentries of every
 # process (/proc/sys/fs: file-nr, inode-nr, dentry-state), the memory manager's events (/proc/vmstat: page
