@@ -19,6 +19,11 @@ own uid bounds its processes, and memory falls back to a per-process address-spa
 user, RLIMIT_NPROC set inside the bot's user namespace bounds its processes (Linux 5.14+); memory is per
 process.
 
+Nothing a bot loads outlives it for its twin (the other game of a duplicate pair, docs/SECURITY.md): its
+cgroup is reclaimed before it is removed (`_reclaim`: the pages it read first, the names it looked up), its
+own files are read into the page cache by the referee before it starts (`_warm`: cached whatever it does),
+and its /proc shows none of the machine's counters (`_proc_masks`).
+
 The uids of one arena process come from a block it holds under a lock for its life (`_UidPool`), so bots
 of two arena processes never share one; the sandboxes' inits re-parented to the referee are reaped
 (`reap_orphaned_inits`).
