@@ -235,7 +235,7 @@ def plan_sandbox(
                 args += ["--size", str(file_size_bytes)]
             args += ["--perms", "1777", "--tmpfs", private]
         binds, hidden = _bot_paths(argv, cwd, files)
-        if build is None and root:
+        if build is None:  # (as an ordinary user too: no reclaim then, but its own files are all cached)
             _warm([f for f in (files if files is not None else bot_files(argv, cwd)) if not f.startswith("!")],
                   hidden)
         args += _parent_dirs(binds)
