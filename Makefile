@@ -72,6 +72,7 @@ bench: $(STAMP)
 	$(PY) bench/run.py
 	$(PY) bench/sandbox_bench.py
 	$(PY) bench/sealed_bench.py
+	$(PY) bench/twins_bench.py
 	$(PY) -c 'import trueskill' 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(PY) bench/ladder_sim.py
 

@@ -77,7 +77,8 @@ def without(*names: str):
     """A filter that refuses everything the bots' filter does but ``names``: the closing measure switched off."""
     refused = {k: v for k, v in syscalls.BOT_REFUSED.items() if k not in names}
     return lambda locks=True: syscalls.compile_filter(refused, fcntl_locks=locks and "fcntl" not in names,
-                                                      shared_futexes=locks and "futex" not in names)
+                                                      shared_futexes=locks and "futex" not in names,
+                                                      evictions=True, nowait=True)
 
 
 async def duplicate_pair(spy_argv: tuple[str, ...], pair: str) -> list:

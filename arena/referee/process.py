@@ -710,7 +710,10 @@ class BotProcess:
                 if stream is not None:
                     await stream.aclose()
         if self.sandbox is not None:
-            self.sandbox.release()
+            # (in a thread: reclaiming what the bot loaded takes a millisecond or more, during which the other
+            # matches' clocks must still be served)
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self.sandbox.release)
         if self.own_dir:
             shutil.rmtree(self.own_dir, ignore_errors=True)
 

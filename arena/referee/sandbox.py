@@ -19,6 +19,11 @@ own uid bounds its processes, and memory falls back to a per-process address-spa
 user, RLIMIT_NPROC set inside the bot's user namespace bounds its processes (Linux 5.14+); memory is per
 process.
 
+Nothing a bot loads outlives it for its twin (the other game of a duplicate pair, docs/SECURITY.md): its
+cgroup is reclaimed before it is removed (`_reclaim`: the pages it read first, the names it looked up), its
+own files are read into the page cache by the referee before it starts (`_warm`: cached whatever it does),
+and its /proc shows none of the machine's counters (`_proc_masks`).
+
 The uids of one arena process come from a block it holds under a lock for its life (`_UidPool`), so bots
 of two arena processes never share one; the sandboxes' inits re-parented to the referee are reaped
 (`reap_orphaned_inits`).
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import math
 import os
 import re
 import resource
@@ -66,6 +72,7 @@ UID_BASE = 1_660_000  # in the range left to dynamic allocation (above 65535); n
 UIDS_PER_REFEREE = 1024  # a block of uids per referee process, held under a lock (see _UidPool)
 CPU_PERIOD_US = 10_000  # the period of a bot's CPU quota (cgroup cpu.cfs_period_us / cpu.max)
 DEFAULT_PROCESSES = 64  # processes per sandboxed bot when limits.processes is not set
+RECLAIM = True  # reclaim a bot's cgroup before removing it (`_reclaim`); a switch for tests that show why
 _BWRAP_OWN_PROCESSES = 2  # bubblewrap's monitor and the namespace's init count against the bot's limit
 
 # System directories bound read-only (or recreated as the same symlink) when the host has them.
@@ -107,14 +114,19 @@ class SandboxPlan:
     uid: int | None
     cgroup: _BotCgroup | None
     _released: bool = field(default=False, repr=False)
+    # whether what it loaded into the page cache is reclaimed at its end (`_reclaim`); off only for a sandbox
+    # that can have learned no card (a build, a bot's start check before a run's first match), whose pages
+    # then stay cached for the bot's matches
+    reclaim: bool = True
 
     def release(self) -> None:
-        """Give back the uid and remove the cgroup; call after the sandbox's process has exited."""
+        """Give back the uid and remove the cgroup (after reclaiming what it charged, unless ``reclaim`` is
+        off); call after the sandbox's process has exited."""
         if self._released:
             return
         self._released = True
         if self.cgroup is not None:
-            self.cgroup.remove()
+            self.cgroup.remove(RECLAIM and self.reclaim)
         if self.uid is not None:
             _UIDS.release(self.uid)
 
@@ -219,7 +231,7 @@ def plan_sandbox(
         args += _parent_dirs(etc)
         for path in etc:
             args += ["--ro-bind", path, path]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--proc", "/proc", "--dev", "/dev", *_proc_masks()]
         # /tmp and /dev/shm (POSIX shared memory and semaphores: Python's multiprocessing, sem_open): the bot's
         # own, writable by its uid (bubblewrap's /dev/shm is root's 0755), each of the file size at most
         for private in (SANDBOX_TMP, SANDBOX_SHM):
@@ -227,6 +239,9 @@ def plan_sandbox(
                 args += ["--size", str(file_size_bytes)]
             args += ["--perms", "1777", "--tmpfs", private]
         binds, hidden = _bot_paths(argv, cwd, files)
+        if build is None:  # (as an ordinary user too: no reclaim then, but its own files are all cached)
+            _warm([f for f in (files if files is not None else bot_files(argv, cwd)) if not f.startswith("!")],
+                  hidden)
         args += _parent_dirs(binds)
         for path in binds:
             args += ["--ro-bind", path, path]
@@ -317,6 +332,120 @@ _PRLIMIT = "/usr/bin/prlimit"  # util-linux, as setpriv is
 #: As root, a build runs as a uid of its own, as a bot does (tests switch it off to show what it closes: a
 #: build as root without capabilities could write any root-owned file it was shown, such as /etc's).
 BUILDS_AS_OWN_UID = True
+
+# A bot's own files are read into the page cache by the referee before it starts (`_warm`), so that those
+# pages are charged to the referee, not the bot: they stay cached from game to game (a bot that reads 100 MB
+# of weights at each start reads them from memory, not from the disk, though its cgroup is reclaimed after
+# every match), and their being cached says nothing, since the referee reads them whatever the bot does. At
+# most WARM_BYTES of a bot's files (in path order, past which a file is left to the bot), looked at again
+# after WARM_EVERY_S seconds (memory pressure may have taken them meanwhile).
+WARM_BYTES = 1 << 30
+WARM_EVERY_S = 60.0
+_WARM_STEP = 128 << 10  # the smallest read-ahead window a disk has by default
+_WARMED: dict[tuple[str, ...], float] = {}
+
+
+def _warm(own: Sequence[str], hidden: Sequence[str]) -> None:
+    """Ask the kernel to read the bot's own files ``own`` (folders walked, ``hidden`` left out) into the page
+    cache now, in this process (``posix_fadvise(WILLNEED)``: reads ahead without waiting); at most once every
+    WARM_EVERY_S seconds for the same files."""
+    import time
+
+    key = tuple(own)
+    now = time.monotonic()
+    if now - _WARMED.get(key, -math.inf) < WARM_EVERY_S:
+        return
+    _WARMED[key] = now
+    budget, seen = WARM_BYTES, 0
+    for top in sorted(own):
+        walk = os.walk(top) if os.path.isdir(top) and not os.path.islink(top) else [("", [], [top])]
+        for folder, dirs, names in walk:
+            dirs[:] = sorted(d for d in dirs if not _inside(os.path.join(folder, d), hidden))
+            for name in sorted(names):
+                seen += 1
+                path = os.path.join(folder, name)
+                if seen > _PIPE_SCAN_LIMIT or budget <= 0:
+                    return
+                if _inside(path, hidden):
+                    continue
+                try:
+                    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                try:
+                    st = os.fstat(fd)
+                    if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= budget:
+                        # (a call reads ahead at most the device's read-ahead window: asked a window at a time)
+                        for offset in range(0, st.st_size, _WARM_STEP):
+                            os.posix_fadvise(fd, offset, _WARM_STEP, os.POSIX_FADV_WILLNEED)
+                        budget -= st.st_size
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+
+# Counters of the whole kernel that a bot's /proc would show: the open files, inodes and dentries of every
+# process (/proc/sys/fs: file-nr, inode-nr, dentry-state), the memory manager's events (/proc/vmstat: page
+# faults, reads, refaults of evicted pages), every fork, context switch and interrupt since boot (/proc/stat's
+# processes, ctxt, intr, softirq; /proc/interrupts, /proc/softirqs), the disks' reads and writes
+# (/proc/diskstats), the scheduler's and the pressure stall counters (/proc/schedstat, /proc/pressure). One
+# bot moves them (opens files, looks names up, reads pages, forks) and another reads them: a channel
+# between two sandboxes at once, and, for those that only grow, a counter left behind for a twin (a bot that
+# forks until `processes` is its hand modulo 2^k: between two sandboxes started one after the other the
+# count moved by exactly 3 forks in 20 tries out of 20). Each is an empty folder, or unreadable, in the
+# sandbox; /proc/stat, which runtimes read for the number of CPUs (glibc without /sys, node's os.cpus()), is
+# a copy whose counters are all 0 (`_quiet_stat`). No runtime needs the others to start.
+PROC_MASKED_DIRS = ("/proc/sys/fs", "/proc/pressure")
+PROC_MASKED_FILES = ("/proc/vmstat", "/proc/interrupts", "/proc/softirqs", "/proc/diskstats", "/proc/schedstat")
+PROC_QUIET_STAT = True
+
+
+def _proc_masks() -> list[str]:
+    out: list[str] = []
+    for folder in PROC_MASKED_DIRS:
+        if os.path.isdir(folder):
+            out += ["--tmpfs", folder, "--remount-ro", folder]
+    for path in PROC_MASKED_FILES:
+        if os.path.exists(path):
+            out += ["--ro-bind", "/dev/null", path]
+    quiet = _quiet_stat() if PROC_QUIET_STAT else None
+    if quiet is not None:
+        out += ["--ro-bind", quiet, "/proc/stat"]
+    return out
+
+
+_QUIET_STAT: list[str] = []  # the file, once made by this process (a forked worker makes its own)
+
+
+def _quiet_stat() -> str | None:
+    """A file with this machine's /proc/stat, every counter 0 (its CPU lines, boot time, one process
+    running), made once per process in a private folder; None where it cannot be made."""
+    if _QUIET_STAT and os.path.exists(_QUIET_STAT[0]):
+        return _QUIET_STAT[0]
+    import atexit
+    import tempfile
+
+    try:
+        lines = []
+        with open("/proc/stat") as f:
+            for line in f:
+                key, *values = line.split()
+                if key == "btime":
+                    lines.append(line.rstrip("\n"))
+                elif key == "procs_running":
+                    lines.append(f"{key} 1")
+                else:
+                    lines.append(" ".join([key + (" " if key == "cpu" else ""), *("0" for _ in values)]))
+        folder = tempfile.mkdtemp(prefix="arena-proc-")
+        path = os.path.join(folder, "stat")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.chmod(path, 0o444)
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, True)
+    _QUIET_STAT[:] = [path]
+    return path
 
 
 @functools.lru_cache(maxsize=1)
@@ -909,10 +1038,19 @@ class _BotCgroup:
                     continue
         return 0
 
-    def remove(self) -> None:
-        # The sandbox's processes may take a moment to be gone after bubblewrap's monitor exited: kill what
-        # is left (a process can only be in a cgroup we made if it is the bot's), then remove the directory.
+    def remove(self, reclaim: bool = True) -> None:
+        """Kill what is left of the bot, reclaim what it charged (``reclaim``: `_reclaim`), remove the cgroup.
+
+        The sandbox's processes may take a moment to be gone after bubblewrap's monitor exited: what is left is
+        killed (a process can only be in a cgroup we made if it is the bot's), and the memory is reclaimed
+        once none is left, so that nothing can load a page again afterwards."""
         for d in self.dirs:
+            if reclaim and _reclaims(d):
+                for _ in range(200):
+                    if not _kill_cgroup(d):
+                        break
+                    threading.Event().wait(0.005)
+                _reclaim(d)
             _kill_cgroup(d)
             for _ in range(200):
                 try:
@@ -925,17 +1063,66 @@ class _BotCgroup:
                     threading.Event().wait(0.005)
 
 
-def _kill_cgroup(d: str) -> None:
+def _reclaims(d: str) -> bool:
+    """Whether ``d`` is a cgroup whose memory can be reclaimed (v1's memory controller, or v2)."""
+    return any(os.path.exists(os.path.join(d, name)) for name in ("memory.force_empty", "memory.reclaim"))
+
+
+def _reclaim(d: str) -> int:
+    """Reclaim everything a dead bot's cgroup ``d`` is charged for; the bytes of page cache left (0: all gone).
+
+    What a bot loads is charged to its cgroup: the pages of files it read first (its own, the system's) and
+    the dentries and inodes of the names it looked up (slab the memory controller accounts). Removing the
+    cgroup does not free them: they are handed to its parent, still cached, and a bot's twin in the other
+    game of a duplicate pair could time which pages and names are cached and read its hand there
+    (docs/SECURITY.md). Reclaimed first, they are gone before the twin starts. v1: ``memory.force_empty``
+    (it retries until nothing more can be freed); v2: ``memory.reclaim`` of all it holds."""
+    v1 = os.path.exists(os.path.join(d, "memory.force_empty"))
+    left = 0
+    for _ in range(3):
+        try:
+            if v1:
+                _write(d, "memory.force_empty", 0)
+            else:
+                with open(os.path.join(d, "memory.current")) as f:
+                    current = int(f.read())
+                if current:
+                    _write(d, "memory.reclaim", current)
+        except (OSError, ValueError):  # v2 answers EAGAIN when it freed less than asked: looked at below
+            pass
+        left = _cached_bytes(d, v1)
+        if not left:
+            break
+    return left
+
+
+def _cached_bytes(d: str, v1: bool) -> int:
+    """The page cache (file pages) charged to cgroup ``d`` (-1 where it cannot be read)."""
+    key = "cache" if v1 else "file"
+    try:
+        with open(os.path.join(d, "memory.stat")) as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return -1
+
+
+def _kill_cgroup(d: str) -> bool:
+    """SIGKILL every process in cgroup ``d``; whether there was any."""
     try:
         with open(os.path.join(d, "cgroup.procs")) as f:
             pids = [int(line) for line in f if line.strip()]
     except OSError:
-        return
+        return False
     for pid in pids:
         try:
             os.kill(pid, 9)
         except OSError:
             pass
+    return bool(pids)
 
 
 class _Cgroups:
