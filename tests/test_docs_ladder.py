@@ -1,5 +1,6 @@
 """docs/LADDER.md's walkthrough, run: every `arena ladder` command of its shell blocks but the open-ended ones
-(`serve`, which tests/test_ladder_service.py runs), in order, against a fresh database, each with the exit status and words the page promises."""
+(`serve`, which tests/test_ladder_service.py runs), in order, against a fresh database, each with the exit
+status and words the page promises."""
 
 from __future__ import annotations
 
