@@ -238,14 +238,9 @@ def test_chromium_shows_the_leaderboard_a_history_and_uploads_a_file(
             page.wait_for_selector("body[data-ready]", state="attached")  # report.js loaded the match's data
             page.click("#r-next")  # the replay steps under the report's policy
             assert page.get_attribute("#replay", "data-step") == "1"
-            page.goto(server.url + "replay/index.html")  # the report's index: its coloured cells (style attributes)
-            assert page.locator("td[style]").count() > 0
+            page.click("header.site a.home")  # the viewer's way home: the leaderboard, not a report
+            page.wait_for_url(server.url)
             assert "Seed" not in page.inner_text("body")  # the ladder runs: its seed is nobody's to see
-            page.goto(server.url + "replay/matches.html")  # the filter form's one inline handler
-            page.select_option("#f-bot", index=1)
-            page.focus("#f-bot")
-            page.keyboard.press("Enter")
-            assert page.locator("#matches tbody tr").count() > 0
 
             page.goto(server.url + "upload")  # signed out: the sign-in form
             page.fill("#signin input[name=token]", token)
@@ -430,14 +425,25 @@ def test_every_response_carries_the_security_headers(ladder_server: tuple[Server
         assert response.headers["X-Content-Type-Options"] == "nosniff", path
         assert response.headers["Referrer-Policy"] == "same-origin", path
         seen[(path, status)] = policy
-        if path == "/replay/index.html":
-            with LadderStore(server.db) as store:
-                seed = store.ladder_settings()[2]
-            assert status == 200 and "<dt>Seed</dt>" not in body and f">{seed}<" not in body
-            assert "<dt>Variant</dt>" in body  # (the facts are there, but the seed)
-    assert seen[("/", 421)] and seen[("/nowhere", 404)]
+        with LadderStore(server.db) as store:
+            seed = store.ladder_settings()[2]
+        assert "<dt>Seed</dt>" not in body and f">{seed}<" not in body, path  # the ladder runs: its seed is secret
+    assert seen[("/", 421)] and seen[("/nowhere", 404)] and seen[("/replay/index.html", 303)]
     assert "unsafe" not in seen[("/", 200)] and "unsafe" not in seen[("/upload", 200)]
-    assert "'unsafe-inline'" in seen[("/replay/index.html", 200)]  # the report's style attributes, there only
+    assert "'unsafe-inline'" in seen[("/replay/match.html", 200)]  # the report's style attributes, there only
+
+
+def test_a_ladders_report_leaves_its_seed_out(ladder_server: tuple[Server, str], tmp_path: Path) -> None:
+    """`arena report` on a ladder (to publish it, say) shows everything but the seed, which every rated deal
+    derives from."""
+    server, _ = ladder_server
+    from arena.report import render_report
+    from arena.store import Store
+
+    with Store.open_existing(server.db) as store:
+        index = render_report(store, tmp_path / "report", workers=1).read_text()
+        seed = store.tournament_info().seed
+    assert "<dt>Variant</dt>" in index and "<dt>Seed</dt>" not in index and f">{seed}<" not in index
 
 
 def test_a_hostile_upload_through_the_server(ladder_server: tuple[Server, str], c_bots: Path) -> None:
@@ -464,9 +470,31 @@ def test_a_hostile_upload_through_the_server(ladder_server: tuple[Server, str], 
     assert sorted(rows) == [("mine", "refused", "the name mine belongs to another author; choose a name of your own"),
                             ("peek", "refused", "its command names a path outside its own folder")]
     _, board, _ = request(server, "GET", "/")
-    assert "outside its own folder" in board and str(server.db) not in board and seed not in board
+    assert "outside its own folder" in board and str(server.db) not in board and f">{seed}<" not in board
     _, hers, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {eve}"})
     assert str(server.db) in hers  # the word at fault, for its author
     _, his, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {ana}"})
     assert str(server.db) not in his and "peek" not in his
     assert upload_folders(server, "peek") == []
+
+
+def test_a_replay_reads_its_own_match_only(ladder_server: tuple[Server, str]) -> None:
+    """A replay was a render of the whole report (13-70 s a request on a busy ladder); now it reads its match,
+    its twin and its deals, whatever else the database holds."""
+    server, _ = ladder_server
+    from arena.report import match_data_file
+    from arena.report.context import file_name, read_match_data
+
+    with LadderStore(server.db) as store:
+        match_id = store.db.execute("SELECT id FROM matches WHERE status = 'done' ORDER BY ord LIMIT 1").fetchone()[0]
+        statements: list[str] = []
+        store.db.conn.set_trace_callback(statements.append)
+        match_data_file(store, match_id)
+        store.db.conn.set_trace_callback(None)
+    reads = [s for s in statements if re.search(r"\bFROM (matches|deals|seats|terminations)\b", s)]
+    assert reads and all(match_id in s or match_id[:-1] in s for s in reads), reads
+    status, body, _ = request(server, "GET", f"/replay/data/{file_name(match_id)}.js")
+    assert status == 200 and read_match_data(body)[1]["id"] == match_id
+    status, _, response = request(server, "GET", "/replay/index.html")
+    assert status == 303 and response.headers["Location"] == "/"
+    assert not list(Path(f"{server.db}.report").glob("**/*.js"))  # no report was rendered

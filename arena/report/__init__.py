@@ -111,7 +111,7 @@ def _remove_old_pages(out: Path) -> None:
 
 
 def render_report(store: Store, out_dir: Path, index_only: bool = False, workers: int | None = None,
-                  transcripts: str = "faults", hide_seed: bool = False) -> Path:
+                  transcripts: str = "faults") -> Path:
     """Render the tournament in ``store`` into ``out_dir``; returns the path of ``index.html``.
 
     ``index_only`` re-renders just the index (cheaper ratings bootstrap, progress line while the
@@ -119,7 +119,7 @@ def render_report(store: Store, out_dir: Path, index_only: bool = False, workers
     write the matches' data files of a large tournament (default: the CPUs, at most 8; env
     ``ARENA_REPORT_WORKERS``). ``transcripts`` says which matches' data files carry their protocol
     transcripts: ``all``, ``faults`` (those with a termination or a substitution) or ``none``.
-    ``hide_seed`` leaves the tournament's seed out of the index (a ladder's, while it runs: `arena serve --ladder`).
+    A ladder's seed is left out (it stays open, and every rated deal derives from it).
     """
     if transcripts not in ctx.TRANSCRIPTS:
         raise ValueError(f"transcripts must be one of {', '.join(ctx.TRANSCRIPTS)}, not {transcripts!r}")
@@ -168,7 +168,8 @@ def render_report(store: Store, out_dir: Path, index_only: bool = False, workers
             if failed:  # a worker that failed, hung or could not start: render its share here
                 render_matches(store, out, job)
     index = out / "index.html"
-    _write(index, env.get_template("index.html").render(**base, root="", linked=linked, hide_seed=hide_seed,
+    _write(index, env.get_template("index.html").render(**base, root="", linked=linked,
+                                                         hide_seed=data.tournament.format == "ladder",
                                                          **ctx.template_vars(ctx.index_context(data))))
     return index
 

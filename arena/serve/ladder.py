@@ -2,8 +2,9 @@
 
 The leaderboard (rating, interval, provisional mark, rank interval, pairs, author, version), each version's
 page (its rating after each of its pairs as an inline SVG, its recent matches with links to their replays),
-the replays themselves (the database's report without its seed, rendered again when it changed), and the
-uploads of the holders of a token.
+the replays themselves (`Replays`: each built from its own match when it is asked for, never from a whole
+report, so a page costs the same on the semester's last day as on its first), and the uploads of the
+holders of a token.
 
 An upload is let in only by a token known before its body is read: a sign-in (a small form, answered with a
 session cookie) or an ``Authorization: Bearer`` header. A wrong one is answered 403 without the body being
@@ -26,6 +27,7 @@ import shutil
 import signal
 import stat
 import sys
+import threading
 import time
 import unicodedata
 from collections import OrderedDict, deque
@@ -56,7 +58,6 @@ from arena.serve.app import (
 )
 from arena.serve.i18n import rules_sections, strings, variant_name
 from arena.serve.rooms import Refused
-from arena.serve.watch import Watcher
 from arena.store.ladder import LadderStore, data_folder
 
 if TYPE_CHECKING:
@@ -210,9 +211,7 @@ class LadderSite:
         self.workers = admissions
         self.author_quota = author_quota
         self.admit = admit
-        self.watcher = Watcher(self.db)
-        self.rendered: tuple[float, ...] | None = None
-        self.render_lock = trio.Lock()
+        self.replays = Replays(self.db, self.variant_of())
         self.accept_lock = trio.Lock()  # one upload at a time between its quota check and its place in the queue
         self.throttle = Throttle()
         self.sessions = Sessions()
@@ -227,20 +226,10 @@ class LadderSite:
         self.variant = self.rules.name
 
     # ------------------------------------------------------------------------------------------- pages
-    async def replays(self) -> Path:
-        async with self.render_lock:
-            stamp = self.watcher.stamp()
-            if stamp != self.rendered:
-                await trio.to_thread.run_sync(self._render)
-                self.rendered = stamp
-        return self.watcher.out
-
-    def _render(self) -> None:
-        from arena.report import render_report
-        from arena.store import Store
-
-        with Store.open_existing(self.db, luck_cache=self.watcher.luck) as store:
-            render_report(store, self.watcher.out, workers=1, hide_seed=True)  # the ladder runs: its seed is secret
+    def variant_of(self) -> str:
+        with LadderStore(self.db) as store:
+            rules, _, _ = store.ladder_settings()
+        return str(rules.get("name", ""))
 
     def board(self) -> Board:
         from arena.tournament.ladder import board
@@ -379,7 +368,60 @@ class LadderSite:
                         self.remove_folder(Path(mine.cwd))
 
     def close(self) -> None:
-        self.watcher.close()
+        pass
+
+
+#: The report's viewer pages, the same for every match: what a match's link opens (``match.html#<file>``).
+VIEWERS = ("match.html", "pair.html")
+REPORT_STATIC = Path(__file__).resolve().parent.parent / "report" / "static"
+
+
+class Replays:
+    """The ladder's replays, each built from its own match when asked for (arena.report.match_data_file):
+    the report's two viewer pages, rendered once, and a match's data file, read from that match, its twin
+    and its deals alone. A data file's name (`arena.report.context.file_name`) is mapped back to its match
+    by a table kept up to date with the matches scheduled since it was last looked at."""
+
+    def __init__(self, db: Path, variant: str) -> None:
+        self.db = db
+        self.variant = variant
+        self._files: dict[str, str] = {}  # data file name -> match id
+        self._last_row = 0  # the highest rowid of matches mapped so far
+        self._lock = threading.Lock()
+        self._viewers: dict[str, str] = {}
+
+    def viewer(self, name: str) -> str:
+        if name not in self._viewers:
+            from arena.report import environment
+
+            self._viewers[name] = environment().get_template(name).render(
+                tournament="ladder", status="running", root="", linked=set(), title=name)
+        return self._viewers[name]
+
+    def match_id(self, store: LadderStore, file: str) -> str | None:
+        from arena.report.context import file_name
+
+        with self._lock:
+            if file not in self._files:
+                for row, match_id in store.db.execute("SELECT rowid, id FROM matches WHERE rowid > ? ORDER BY rowid",
+                                                      [self._last_row]):
+                    self._files[file_name(match_id)] = match_id
+                    self._last_row = row
+            return self._files.get(file)
+
+    def data(self, file: str) -> str | None:
+        """The data file ``data/<file>.js`` (None: no such finished match)."""
+        from arena.report import match_data_file
+
+        with LadderStore(self.db) as store:
+            match_id = self.match_id(store, file)
+            return None if match_id is None else match_data_file(store, match_id)
+
+    def version_key(self, file: str) -> str | None:
+        from arena.report.context import file_name
+
+        with LadderStore(self.db) as store:
+            return next((v.key for v in store.versions() if file_name(v.key) == file), None)
 
 
 class _TooLarge(Exception):
@@ -614,7 +656,25 @@ def build_ladder_app(site: LadderSite) -> Starlette:
                     variants=[(site.variant, variant_name(site.variant, lang))])
 
     async def replay(request: Request) -> Response:
-        return file_response(await site.replays(), request.path_params["path"])
+        path = request.path_params["path"]
+        replays = site.replays
+        if path in VIEWERS:
+            return HTMLResponse(replays.viewer(path), headers={"Cache-Control": "no-cache"})
+        if path.startswith("static/"):
+            return file_response(REPORT_STATIC, path.removeprefix("static/"))
+        if path.startswith("data/") and path.endswith(".js"):
+            text = await trio.to_thread.run_sync(replays.data, path[len("data/"):-len(".js")])
+            if text is None:
+                return Response("not found", 404)
+            return Response(text, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        if path.startswith("bots/") and path.endswith(".html"):  # the viewer's link to a bot: its version page
+            key = await trio.to_thread.run_sync(replays.version_key, path[len("bots/"):-len(".html")])
+            return RedirectResponse(f"/bot/{key}", 303) if key else Response("not found", 404)
+        if path == "rules.html":
+            return RedirectResponse(f"/rules/{site.variant}", 303)
+        if path in ("", "index.html", "matches.html"):  # the ladder's own pages stand for the report's
+            return RedirectResponse("/", 303)
+        return Response("not found", 404)
 
     async def static(request: Request) -> Response:
         return static_response(request.path_params["name"])
