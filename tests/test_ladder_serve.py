@@ -474,7 +474,7 @@ def test_a_hostile_upload_through_the_server(ladder_server: tuple[Server, str], 
     _, hers, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {eve}"})
     assert str(server.db) in hers  # the word at fault, for its author
     _, his, _ = request(server, "GET", "/mine", headers={"Authorization": f"Bearer {ana}"})
-    assert str(server.db) not in his and "peek" not in his
+    assert "peek" not in his and f"{server.db}.files" not in his  # nor the server's folders, in her own
     assert upload_folders(server, "peek") == []
 
 

@@ -155,6 +155,10 @@ class LadderStore(Store):
             "tournament": LADDER, "name": v.key, "command": v.command, "argv": json.dumps(list(v.argv)),
             "hash": v.fingerprint, "build_output": build_output or "", "kind": "bot"}, pk=("tournament", "name"))
 
+    def set_detail(self, key: str, detail: str) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE ladder_versions SET detail = ? WHERE key = ?", [detail, key])
+
     def swap_pending_reason(self, key: str, old: str, new: str) -> bool:
         """A pending version's reason set to ``new`` if it is still ``old`` (one writer wins); whether it was."""
         with self._transaction():

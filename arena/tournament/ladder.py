@@ -307,6 +307,11 @@ def private_text(text: str) -> str:
     return text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL] + "\n... (cut)"
 
 
+def _relative(text: str, folder: Path) -> str:
+    """``text`` with the upload's folder written as the author knows it, relative."""
+    return text.replace(f"{folder}/", "").replace(str(folder), ".")
+
+
 def admit_upload(store: LadderStore, name: str, command: str, build: str | None, author: str, folder: Path,
                  sandbox: str | None = None, build_limits: BuildLimits | None = None) -> Added:
     """An upload's whole admission, as `arena serve --ladder` runs it: its command confined to ``folder`` (the
@@ -317,10 +322,15 @@ def admit_upload(store: LadderStore, name: str, command: str, build: str | None,
         got = register_version(store, name, command, author, build, base_dir=folder, sandbox=sandbox, cwd=folder,
                                confined=CONFINE_UPLOADS, organiser=False, build_limits=build_limits)
     except ConfigError as e:
-        reason, detail = (e.reason, private_text(e.detail)) if isinstance(e, Refusal) else (str(e), "")
+        reason, detail = (e.reason, private_text(_relative(e.detail, folder))) if isinstance(e, Refusal) else \
+            (str(e), "")
         return Added(store.record_refusal(name, author, command, reason, detail), "refused", reason, detail)
     if isinstance(got, LadderVersion):
-        return admit(store, got, sandbox)
+        added = admit(store, got, sandbox)
+        if added.detail:  # its folder's path is the server's business: the author knows it as "."
+            added = dataclasses.replace(added, detail=_relative(added.detail, folder))
+            store.set_detail(added.key, added.detail)
+        return added
     store.record_refusal(name, author, command, got.reason)  # say so where its author looks
     return got
 
