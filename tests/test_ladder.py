@@ -18,7 +18,7 @@ from arena.referee.clock import TimeControl
 from arena.serve.ladder import LadderSite
 from arena.stats.ladder import Entrant, PairResult, ladder_ratings
 from arena.store.ladder import LadderStore, LadderVersion
-from arena.tournament.ladder import LadderSettings, admit, init_ladder, register_version
+from arena.tournament.ladder import LadderSettings, RunOptions, admit, init_ladder, register_version, run_ladder
 from arena.tournament.ladder import standings as ladder_standings
 
 PAIRS = 6
@@ -256,3 +256,21 @@ def test_a_versions_build_output_is_kept_through_its_admission(tmp_path):
         store.add_version(version, "cc -o b b.c\n")
         store.decide_version(version.key, True)
         assert [(b.name, b.build_output) for b in store.bots("ladder")] == [(version.key, "cc -o b b.c\n")]
+
+
+def test_a_versions_page_reads_a_thinned_history_and_its_latest_matches(tmp_path, c_bots):
+    """A semester's history is drawn from about HISTORY_POINTS points, its last among them, and the latest
+    matches come from the seats' indexes, as the full reads give them."""
+    db = tmp_path / "l.db"
+    new_ladder(db, ("random", f"{c_bots}/random 1"), ("greedy", f"{c_bots}/greedy"))
+    run_ladder(db, RunOptions(pairs=7))
+    with LadderStore(db) as store:
+        key = next(v.key for v in store.versions() if v.program == "greedy")
+        full = store.history(key)
+        thin = store.history(key, points=3)
+        assert len(full) == 7 and thin[-1] == full[-1]
+        assert [p.rating.pairs for p in thin] == [3, 6, 7]  # every third (7 / 3, rounded up), and the last
+        recent = store.recent_matches(key, limit=5)
+        every = store.db.execute("SELECT id FROM matches WHERE status = 'done' AND (seat0 = ? OR seat1 = ?) "
+                                 "ORDER BY finished_at DESC, ord DESC", [key, key]).fetchall()
+    assert [r[0] for r in recent] == [r[0] for r in every[:5]]

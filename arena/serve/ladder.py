@@ -212,6 +212,7 @@ class LadderSite:
         self.author_quota = author_quota
         self.admit = admit
         self.replays = Replays(self.db, self.variant_of())
+        self._flagged: tuple[float, list[str]] | None = None  # when the flagged hosts were counted, and they
         self.accept_lock = trio.Lock()  # one upload at a time between its quota check and its place in the queue
         self.throttle = Throttle()
         self.sessions = Sessions()
@@ -232,10 +233,14 @@ class LadderSite:
         return str(rules.get("name", ""))
 
     def board(self) -> Board:
-        from arena.tournament.ladder import board
+        """The leaderboard. Its flagged hosts count every match a host played, so they are counted again
+        at most every FLAGGED_S (an organiser's warning, not a live figure)."""
+        from arena.tournament.ladder import board, flagged_hosts
 
         with LadderStore(self.db) as store:
-            return board(store)
+            if self._flagged is None or time.monotonic() - self._flagged[0] > FLAGGED_S:
+                self._flagged = (time.monotonic(), flagged_hosts(store))
+            return board(store, self._flagged[1])
 
     def bot(self, key: str) -> tuple[LadderVersion, list[Any], list[Any], LadderRating | None] | None:
         """A version's page: the version, its rating history, its recent matches and its rating now."""
@@ -246,7 +251,7 @@ class LadderSite:
             if version is None:
                 return None
             rating = next((r for r in standings(store) if r.key == key), None)
-            return version, store.history(key), store.recent_matches(key), rating
+            return version, store.history(key, points=HISTORY_POINTS), store.recent_matches(key), rating
 
     def author_of(self, token_hash: str | None) -> str | None:
         """The author of a token (by its hash), looked up now: a revoked token has none."""
@@ -371,6 +376,10 @@ class LadderSite:
         pass
 
 
+#: At most about this many points of a version's rating history are drawn on its page.
+HISTORY_POINTS = 400
+#: Flagged hosts (a count over every match) are worked out again at most this often for the leaderboard.
+FLAGGED_S = 60.0
 #: The report's viewer pages, the same for every match: what a match's link opens (``match.html#<file>``).
 VIEWERS = ("match.html", "pair.html")
 REPORT_STATIC = Path(__file__).resolve().parent.parent / "report" / "static"

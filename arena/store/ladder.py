@@ -300,18 +300,33 @@ class LadderStore(Store):
             "SELECT key, rating, low, high, rank, rank_low, rank_high, provisional, pairs, max(seq) "
             "FROM ladder_history GROUP BY key")}
 
-    def history(self, key: str) -> list[HistoryPoint]:
+    def history(self, key: str, points: int | None = None) -> list[HistoryPoint]:
+        """A version's rating after each of its applied pairs, in order; with ``points``, about that many of
+        them, evenly spaced, its last always among them (a chart of a semester's pairs needs no more)."""
+        step = 1
+        if points is not None:
+            (count,) = self.db.execute("SELECT count(*) FROM ladder_history WHERE key = ?", [key]).fetchone()
+            step = max(1, -(-count // points))
+        # (a point's ``pairs`` counts the version's pairs, one more at each of its points: thinned in SQLite's C,
+        # on the key's range of the primary key, before Python sees a row)
+        rows = self.db.query(
+            "SELECT * FROM ladder_history WHERE key = ? AND (pairs % ? = 0 OR seq = (SELECT max(seq) "
+            "FROM ladder_history WHERE key = ?)) ORDER BY seq", [key, step, key])
         return [HistoryPoint(r["seq"], LadderRating(r["key"], r["rating"], r["low"], r["high"], r["rank"],
                                                     r["rank_low"], r["rank_high"], bool(r["provisional"]), r["pairs"]))
-                for r in self.db.query("SELECT * FROM ladder_history WHERE key = ? ORDER BY seq", [key])]
+                for r in rows]
 
     def recent_matches(self, key: str, limit: int = 20) -> list[tuple[str, str, str, int, int, str, str]]:
-        """A version's latest finished matches: (id, seat0, seat1, score0, score1, reason, pair kind)."""
+        """A version's latest finished matches: (id, seat0, seat1, score0, score1, reason, pair kind). Each
+        seat's latest from its own index (migration 007), so the cost does not grow with the ladder."""
+        latest = ("SELECT * FROM (SELECT id, finished_at, ord FROM matches WHERE {seat} = ? AND status = 'done' "
+                  "ORDER BY finished_at DESC LIMIT ?)")
         return [tuple(r) for r in self.db.execute(
-            "SELECT m.id, m.seat0, m.seat1, m.score0, m.score1, m.reason, p.kind FROM matches m "
-            "JOIN ladder_matches lm ON lm.match_id = m.id JOIN ladder_pairs p ON p.id = lm.pair_id "
-            "WHERE m.status = 'done' AND (m.seat0 = ? OR m.seat1 = ?) ORDER BY m.finished_at DESC, m.ord DESC "
-            "LIMIT ?", [key, key, limit])]
+            "SELECT m.id, m.seat0, m.seat1, m.score0, m.score1, m.reason, p.kind FROM "
+            f"({latest.format(seat='seat0')} UNION ALL {latest.format(seat='seat1')}) AS r "
+            "JOIN matches m ON m.id = r.id JOIN ladder_matches lm ON lm.match_id = m.id "
+            "JOIN ladder_pairs p ON p.id = lm.pair_id ORDER BY m.finished_at DESC, m.ord DESC LIMIT ?",
+            [key, limit, key, limit, limit])]
 
     # ------------------------------------------------------------------------------------ upload tokens
     def add_token(self, token_hash: str, author: str) -> None:

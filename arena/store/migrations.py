@@ -207,6 +207,13 @@ def _m006_ladder_private(db: sqlite_utils.Database) -> None:
     db.conn.execute("ALTER TABLE ladder_versions ADD COLUMN detail TEXT")
 
 
+def _m007_seat_indexes(db: sqlite_utils.Database) -> None:
+    """A bot's latest matches found from an index, not by reading every match (a version's page of a ladder
+    with a semester of matches)."""
+    db.conn.execute("CREATE INDEX IF NOT EXISTS matches_seat0 ON matches (seat0, finished_at)")
+    db.conn.execute("CREATE INDEX IF NOT EXISTS matches_seat1 ON matches (seat1, finished_at)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_compact", _m002_compact),
@@ -214,6 +221,7 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("004_rebuilt_lines", _m004_rebuilt_lines),
     ("005_ladder", _m005_ladder),
     ("006_ladder_private", _m006_ladder_private),
+    ("007_seat_indexes", _m007_seat_indexes),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

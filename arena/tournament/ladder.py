@@ -401,7 +401,8 @@ class Board:
     flagged: list[str]  # hosts that end matches in terminations far more often than the rest
 
 
-def board(store: LadderStore) -> Board:
+def board(store: LadderStore, flagged: list[str] | None = None) -> Board:
+    """The leaderboard; ``flagged``: the flagged hosts, when the caller keeps them (None: counted now)."""
     versions = {v.key: v for v in store.versions()}
     rows = [{"key": r.key, "name": versions[r.key].program, "version": r.key.rsplit(".", 1)[-1],
              "author": versions[r.key].author, "active": versions[r.key].status == "admitted",
@@ -409,7 +410,7 @@ def board(store: LadderStore) -> Board:
              "rank_high": r.rank_high, "provisional": r.provisional, "pairs": r.pairs} for r in standings(store)]
     waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
                if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
-    return Board(rows, waiting, flagged_hosts(store))
+    return Board(rows, waiting, flagged_hosts(store) if flagged is None else flagged)
 
 
 def _belief(rating: LadderRating | None) -> Belief:
