@@ -18,7 +18,15 @@ from arena.referee.clock import TimeControl
 from arena.serve.ladder import LadderSite
 from arena.stats.ladder import Entrant, PairResult, ladder_ratings
 from arena.store.ladder import LadderStore, LadderVersion
-from arena.tournament.ladder import LadderSettings, RunOptions, admit, init_ladder, register_version, run_ladder
+from arena.tournament.ladder import (
+    LadderSettings,
+    RunOptions,
+    admit,
+    anchored,
+    init_ladder,
+    register_version,
+    run_ladder,
+)
 from arena.tournament.ladder import standings as ladder_standings
 
 PAIRS = 6
@@ -174,6 +182,14 @@ def test_a_new_version_retires_the_old_and_challenges_are_never_rated(tmp_path, 
     old = next(r for r in versions if not r["active"])
     assert old["pairs"] == 2  # retired after its two pairs: it keeps its rating and plays no more
     assert sum(r["pairs"] for r in rows) == 2 * 4  # the challenge is stored but not rated
+    names = [r["name"] for r in rows]  # the retired version just below its name's current one
+    assert rows[names.index("mine")]["active"] and rows[names.index("mine") + 1]["key"] == old["key"]
+    from arena.report import context as ctx
+    from arena.store import Store
+
+    with Store.open_existing(db) as store:
+        data = ctx.load(store, bootstrap=0)
+    assert len(data.done) == 2 * 4 + 2 and len(data.results) == 2 * 4  # the report rates no challenge either
     before = rated_pairs(db)
     assert len(before) == 4
 
@@ -274,3 +290,26 @@ def test_a_versions_page_reads_a_thinned_history_and_its_latest_matches(tmp_path
         every = store.db.execute("SELECT id FROM matches WHERE status = 'done' AND (seat0 = ? OR seat1 = ?) "
                                  "ORDER BY finished_at DESC, ord DESC", [key, key]).fetchall()
     assert [r[0] for r in recent] == [r[0] for r in every[:5]]
+
+
+def test_ratings_have_an_anchor_and_a_version_one_word_for_its_state(tmp_path, c_bots):
+    """init --anchor NAME puts that bot's current version at 0 on every page (the mean of the bots in play
+    without it), and `standings` says a version's state in the pages' words."""
+    db = tmp_path / "l.db"
+    assert ladder(db, "init", "--variant", "santase", "--move-time", "5s", "--anchor", "greedy",
+                  "--seed", "5").returncode == 0
+    with LadderStore(db) as store:
+        for name, command in (("random", f"{c_bots}/random 1"), ("greedy", f"{c_bots}/greedy")):
+            version = register_version(store, name, command)
+            assert admit(store, version).status == "admitted"
+    out = ladder(db, "standings")
+    assert out.stdout.count("admitted, placed by the next rated pair") == 2, out.stdout
+    assert "Rating 0 is greedy's current version." in out.stdout
+    run_ladder(db, RunOptions(pairs=3))
+    got = standings(db)
+    rows = {r["name"]: r for r in got["standings"]}
+    assert got["anchor"] == "greedy" and rows["greedy"]["rating"] == 0 and rows["random"]["rating"] < 0
+    with LadderStore(db) as store:
+        mean, _ = anchored(store, anchor="mean")
+    assert abs(sum(r.rating for r in mean)) < 1e-6  # the mean of the bots in play at 0
+    assert ladder(db, "init", "--anchor", "no good", "--variant", "santase").returncode == 2

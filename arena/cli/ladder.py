@@ -42,6 +42,9 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                       help="duplicate pairs played at once, 1 to 64 (default 2); fixed for the ladder's life, "
                       "since which pairs are chosen depends on it")
     init.add_argument("--seed", type=int_option("--seed"), default=None, help="the ladder's seed (default random)")
+    init.add_argument("--anchor", default="mean", metavar="NAME|mean",
+                      help="what rating 0 is on the pages: a bot's name (its current version; e.g. a reference "
+                      "bot added first) or mean, the mean of the bots in play (default)")
 
     add = actions.add_parser("add", help="register a bot version; it is admitted or refused with the reason")
     add.add_argument("name", metavar="NAME", help="the bot's name (a new program under a known name is its "
@@ -126,7 +129,14 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             bank_ms=None if args.bank is None else duration_option(args.bank, "--bank", "bank"),
             handshake_ms=duration_option(args.handshake_time, "--handshake-time", "handshake"))
         check_database_path(db, "DB")
-        seed = lad.init_ladder(db, rules, lad.LadderSettings(tc, args.policy, args.pairs_in_flight), args.seed)
+        if args.anchor != "mean":
+            from arena.tournament.config import name_problem
+
+            wrong = name_problem(args.anchor)
+            if wrong is not None:
+                raise ConfigError(f"--anchor: {wrong[0]}; expected mean, or {wrong[1]}")
+        seed = lad.init_ladder(db, rules, lad.LadderSettings(tc, args.policy, args.pairs_in_flight, args.anchor),
+                               args.seed)
         print(f"ladder {db}: {rules.name}, {tc.move_ms} ms a move, {args.pairs_in_flight} pairs in flight, seed {seed}")
         return 0
     if not db.is_file():
@@ -238,7 +248,7 @@ def _standings(store: Any, as_json: bool) -> int:
             for row in shown.rows]
     waiting, flagged = shown.waiting, shown.flagged
     if as_json:
-        print(json.dumps({"standings": rows, "not_rated": waiting, "flagged_hosts": flagged,
+        print(json.dumps({"standings": rows, "not_rated": waiting, "flagged_hosts": flagged, "anchor": shown.anchor,
                           "hosts": [vars(h) for h in store.host_rates()]}, indent=2))
         return 0
     print(f"{'rank':>4}  {'ranks':>7}  {'version':<30} {'rating':>7}  {'95% interval':>15}  {'pairs':>5}  author")
@@ -248,9 +258,14 @@ def _standings(store: Any, as_json: bool) -> int:
         ranks = f"{r['rank_low']}-{r['rank_high']}"
         print(f"{r['rank']:>4}  {ranks:>7}  {r['key']:<30} {r['rating']:>6.0f}{mark}  "
               f"{r['low']:>6.0f} to {r['high']:>5.0f}  {r['pairs']:>5}  {r['author']}{retired}")
+    from arena.serve.i18n import strings
+
+    words = strings("en")  # the pages' words: one vocabulary for a version's states
     for w in waiting:
-        print(f"      {w['key']}: {w['status']}" + (f": {w['reason']}" if w["reason"] else " (not placed yet)"),
-              file=sys.stdout)
+        state = words[f"ladder_state_{w['state']}"]
+        print(f"      {w['key']}: {state}" + (f": {w['reason']}" if w["reason"] and w["state"] == "refused" else ""))
+    anchor = shown.anchor
+    print(words["ladder_anchor_mean"] if anchor == "mean" else words["ladder_anchor_name"].format(name=anchor))
     for host in flagged:
         print(f"flagged: {host} ends matches in terminations far more often than the rest "
               f"(arena ladder DB void --worker {host})")

@@ -182,12 +182,14 @@ def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = Tru
     bots = {b.name: b for b in store.bots(t.name)}
     done = [m for m in matches if m.done]
     pair_of = pair_keys(matches)
-    decided = [m for m in done if m.winner_seat in (0, 1) and m.seat0 != m.seat1]
+    counted = {m.match_id for m in done if counts(t, m)}
+    decided = [m for m in done if m.winner_seat in (0, 1) and m.seat0 != m.seat1 and m.match_id in counted]
     results = [Result(m.seat0, m.seat1, 1.0 if m.winner_seat == 0 else 0.0, pair_of[m.match_id]) for m in decided]
     fit = ratings(results, bootstrap=bootstrap, seed=0) if results else None
     pairs = pairings(results) if results else {}
     config_order = _config_order(bots, matches)
-    totals = standings(store.match_facts(t.name, think_times=think_times), bots=config_order)
+    totals = standings([f for f in store.match_facts(t.name, think_times=think_times) if f.match_id in counted],
+                       bots=config_order)
     rated = [r.bot for r in fit] if fit else []
     names = rated + [b for b in config_order if b not in set(rated)]
     swiss = swiss_table(config_order, store.swiss_games(t.name)) if t.format == "swiss" else None
@@ -195,6 +197,12 @@ def load(store: Store, bootstrap: int = BOOTSTRAP_FINAL, think_times: bool = Tru
     lucky = [(r, lucks[m.match_id]) for r, m in zip(results, decided, strict=True) if m.match_id in lucks]
     luck = luck_table([r for r, _ in lucky], [x for _, x in lucky])
     return Data(t, bots, names, matches, done, results, fit, pairs, totals, swiss, luck)
+
+
+def counts(t: StoredTournament, m: StoredMatch) -> bool:
+    """Whether a finished match counts in the standings and ratings: all of a tournament's; of a ladder's,
+    the rated pairs' (``L...``), not its challenges (``C...``), which are stored and replayed, never rated."""
+    return t.format != "ladder" or m.match_id.startswith("L")
 
 
 # ----------------------------------------------------------------------------------------------- formatting

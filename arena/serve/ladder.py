@@ -242,16 +242,21 @@ class LadderSite:
                 self._flagged = (time.monotonic(), flagged_hosts(store))
             return board(store, self._flagged[1])
 
-    def bot(self, key: str) -> tuple[LadderVersion, list[Any], list[Any], LadderRating | None] | None:
-        """A version's page: the version, its rating history, its recent matches and its rating now."""
-        from arena.tournament.ladder import standings
+    def bot(self, key: str) -> tuple[LadderVersion, list[Any], list[Any], LadderRating | None, str] | None:
+        """A version's page: the version, its rating history, its recent matches, its rating now (all with
+        the ladder's anchor at 0, as the leaderboard's) and its state's word key."""
+        from arena.tournament.ladder import anchored, state_of
 
         with LadderStore(self.db) as store:
             version = store.version(key)
             if version is None:
                 return None
-            rating = next((r for r in standings(store) if r.key == key), None)
-            return version, store.history(key, points=HISTORY_POINTS), store.recent_matches(key), rating
+            ratings, offset = anchored(store)
+            rating = next((r for r in ratings if r.key == key), None)
+            history = [dataclasses.replace(h, rating=dataclasses.replace(
+                h.rating, rating=h.rating.rating - offset, low=h.rating.low - offset, high=h.rating.high - offset))
+                for h in store.history(key, points=HISTORY_POINTS)]
+            return version, history, store.recent_matches(key), rating, state_of(version)
 
     def author_of(self, token_hash: str | None) -> str | None:
         """The author of a token (by its hash), looked up now: a revoked token has none."""
@@ -462,8 +467,9 @@ def build_ladder_app(site: LadderSite) -> Starlette:
     env = environment()
 
     def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        return render_page(env, request, template, status, variant=site.variant,
-                           variant_label=variant_name(site.variant, lang_of(request)), **values)
+        lang = lang_of(request)
+        return render_page(env, request, template, status, variant=site.variant, site_name=strings(lang)["ladder_site"],
+                           variant_label=variant_name(site.variant, lang), **values)
 
     def client_of(request: Request) -> str:
         return request.client.host if request.client else "?"
@@ -513,7 +519,8 @@ def build_ladder_app(site: LadderSite) -> Starlette:
 
     async def board(request: Request) -> Response:
         shown = await trio.to_thread.run_sync(site.board)
-        return page(request, "ladder_board.html", rows=shown.rows, waiting=shown.waiting, flagged=shown.flagged)
+        return page(request, "ladder_board.html", rows=shown.rows, waiting=shown.waiting, flagged=shown.flagged,
+                    anchor=shown.anchor)
 
     async def bot(request: Request) -> Response:
         key = request.path_params["key"]
@@ -521,14 +528,14 @@ def build_ladder_app(site: LadderSite) -> Starlette:
         if found is None:
             return page(request, "serve_message.html", 404, message="unknown",
                         detail=strings(lang_of(request))["ladder_unknown_bot"].format(name=key))
-        version, history, recent, rating = found
+        version, history, recent, rating, state = found
         lang = lang_of(request)
         t = strings(lang)
         viewer = "match.html" if lang == "en" else f"match.html?lang={lang}"  # the replay in the page's language
         chart = band_chart([h.seq + 1 for h in history], [h.rating.rating for h in history],
                            [h.rating.low for h in history], [h.rating.high for h in history],
                            f"{key}: {t['ladder_history']}", t["ladder_history_axis"])
-        return page(request, "ladder_bot.html", version=version, rating=rating, chart=chart, recent=recent,
+        return page(request, "ladder_bot.html", version=version, rating=rating, chart=chart, recent=recent, state=state,
                     replay_url=lambda match_id: f"/replay/{viewer}#{_file_name(match_id)}")
 
     async def signed_in(request: Request) -> str | None:

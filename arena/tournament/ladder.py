@@ -90,13 +90,17 @@ class LadderSettings:
     time: TimeControl
     policy: str = ViolationPolicy.LOSE_MATCH.value
     pairs_in_flight: int = 2
+    # what rating 0 is on the pages: "mean" (the mean of the rated versions in play) or a bot's name (its
+    # current version); the model's ratings float, and an anchor makes a number mean the same all semester
+    anchor: str = "mean"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"time": self.time.to_dict(), "policy": self.policy, "pairs_in_flight": self.pairs_in_flight}
+        return {"time": self.time.to_dict(), "policy": self.policy, "pairs_in_flight": self.pairs_in_flight,
+                "anchor": self.anchor}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LadderSettings:
-        return cls(TimeControl(**d["time"]), d["policy"], d["pairs_in_flight"])
+        return cls(TimeControl(**d["time"]), d["policy"], d["pairs_in_flight"], d.get("anchor", "mean"))
 
 
 @dataclass(frozen=True)
@@ -396,21 +400,62 @@ def standings(store: LadderStore) -> list[LadderRating]:
 class Board:
     """The leaderboard as `ladder standings` and `arena serve --ladder` show it."""
 
-    rows: list[dict[str, Any]]  # the placed versions, best first: their ratings, ranks, names and authors
-    waiting: list[dict[str, str]]  # the versions not rated yet: pending, refused, or admitted and not placed
+    rows: list[dict[str, Any]]  # the placed versions, best first, each retired one below its name's current one
+    waiting: list[dict[str, str]]  # the versions not rated yet: being checked, refused, or waiting for a pair
     flagged: list[str]  # hosts that end matches in terminations far more often than the rest
+    anchor: str = "mean"  # what rating 0 is: "mean", or a bot's name
+    offset: float = 0.0  # what was taken off the model's ratings to put the anchor at 0
+
+
+#: A version's state, in the one vocabulary of the pages and the CLI (arena.serve.i18n has the words).
+STATES = {"pending": "checking", "refused": "refused", "admitted": "rated", "retired": "retired"}
+
+
+def state_of(version: LadderVersion) -> str:
+    """``checking`` (its admission runs), ``refused``, ``waiting`` (admitted, placed by the next rated pair),
+    ``rated`` or ``retired``."""
+    if version.status == "admitted" and version.since_pair is None:
+        return "waiting"
+    return STATES.get(version.status, version.status)
+
+
+def anchored(store: LadderStore, ratings: Sequence[LadderRating] | None = None,
+             anchor: str | None = None) -> tuple[list[LadderRating], float]:
+    """The ratings (default: `standings`) with the ladder's anchor at 0, and the offset taken off: the
+    anchor's current version's rating, or the mean of the versions in play (also when the anchor's name
+    has no version in play yet). Only what is shown moves: the model, its choices and ranks do not."""
+    ratings = list(standings(store) if ratings is None else ratings)
+    anchor = open_ladder(store).settings.anchor if anchor is None else anchor
+    versions = {v.key: v for v in store.versions()}
+    playing = [r for r in ratings if versions[r.key].status == "admitted"]
+    fixed = [r.rating for r in playing if versions[r.key].program == anchor]
+    offset = fixed[-1] if fixed else (sum(r.rating for r in playing) / len(playing) if playing else 0.0)
+    return [dataclasses.replace(r, rating=r.rating - offset, low=r.low - offset, high=r.high - offset)
+            for r in ratings], offset
 
 
 def board(store: LadderStore, flagged: list[str] | None = None) -> Board:
     """The leaderboard; ``flagged``: the flagged hosts, when the caller keeps them (None: counted now)."""
     versions = {v.key: v for v in store.versions()}
+    anchor = open_ladder(store).settings.anchor
+    ratings, offset = anchored(store, anchor=anchor)
     rows = [{"key": r.key, "name": versions[r.key].program, "version": r.key.rsplit(".", 1)[-1],
              "author": versions[r.key].author, "active": versions[r.key].status == "admitted",
              "rating": r.rating, "low": r.low, "high": r.high, "rank": r.rank, "rank_low": r.rank_low,
-             "rank_high": r.rank_high, "provisional": r.provisional, "pairs": r.pairs} for r in standings(store)]
-    waiting = [{"key": v.key, "status": v.status, "reason": v.reason} for v in versions.values()
-               if v.status in ("pending", "refused") or (v.status == "admitted" and v.since_pair is None)]
-    return Board(rows, waiting, flagged_hosts(store) if flagged is None else flagged)
+             "rank_high": r.rank_high, "provisional": r.provisional, "pairs": r.pairs} for r in ratings]
+    # a retired version goes below its name's current one (or, its name gone, to the end), newest first
+    current = [r for r in rows if r["active"]]
+    retired = [r for r in rows if not r["active"]]
+    added = {key: n for n, key in enumerate(versions)}
+    order = sorted(retired, key=lambda r: -added[str(r["key"])])
+    placed = []
+    for row in current:
+        placed.append(row)
+        placed += [r for r in order if r["name"] == row["name"]]
+    placed += [r for r in order if r not in placed]
+    waiting = [{"key": v.key, "state": state_of(v), "status": v.status, "reason": v.reason}
+               for v in versions.values() if state_of(v) in ("checking", "refused", "waiting")]
+    return Board(placed, waiting, flagged_hosts(store) if flagged is None else flagged, anchor, offset)
 
 
 def _belief(rating: LadderRating | None) -> Belief:
@@ -713,7 +758,7 @@ def token_hash(token: str) -> str:
 
 __all__ = [
     "Added", "Ladder", "LadderSettings", "Refusal", "RunOptions", "admit", "admit_upload", "apply_ready",
-    "challenge", "ladder_secrets", "private_text",
+    "anchored", "challenge", "ladder_secrets", "private_text", "state_of",
     "find_version", "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
     "run_ladder", "standings", "token_hash", "version_key",
 ]
