@@ -99,3 +99,16 @@ def ismcts_bot() -> Path:
     """bots/ismcts built, and bots/c beside it; the executable."""
     make_bots("c", "ismcts")
     return ROOT / "bots" / "ismcts" / "ismcts"
+
+
+def python_in_sandbox(code: str, file_size: int | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE`` in a bot's sandbox (arena.referee.sandbox, with ``file_size`` its /tmp's cap), its
+    output captured as text."""
+    from arena.referee.sandbox import PASS_FDS, plan_sandbox
+
+    plan = plan_sandbox([sys.executable, "-c", code], None, (), None, None, None, file_size, {})
+    try:
+        return subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=HANG_S)
+    finally:
+        plan.release()

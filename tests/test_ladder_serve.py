@@ -9,7 +9,6 @@ import re
 import shutil
 import socket
 import sqlite3
-import subprocess
 import time
 import urllib.error
 import urllib.parse
@@ -19,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ARENA, HANG_S
+from conftest import HANG_S
 from test_ladder import new_ladder
 from test_report_browser import ARGS, CHROMIUM
-from test_serve import Server, stop_server
+from test_serve import Server, spawn_server, stop_server
 
 from arena.serve.ladder import MAX_UPLOAD_BYTES
 from arena.store.ladder import LadderStore
@@ -41,15 +40,8 @@ def ladder_server(tmp_path_factory: pytest.TempPathFactory, c_bots: Path) -> Ite
     with LadderStore(db) as store:
         token = new_token(store, "Ana")
     (tmp / "elsewhere").mkdir()
-    proc = subprocess.Popen([*ARENA, "serve", "--ladder", "../ladder.db", "--port", "0", "--author-quota", "1M"],
-                            cwd=tmp / "elsewhere", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    m = re.search(r"(http://\S+/)", line)
-    if m is None:
-        proc.kill()
-        raise AssertionError(f"arena serve --ladder did not start: {line!r} {proc.communicate()[1]}")
-    server = Server(m.group(1), db, proc)
+    server = spawn_server(db, tmp / "elsewhere", "serve", "--ladder", "../ladder.db", "--port", "0",
+                          "--author-quota", "1M")
     try:
         yield server, token
     finally:

@@ -5,7 +5,6 @@ nothing playing, the same command resumes, and every rated pair is played once; 
 from __future__ import annotations
 
 import os
-import re
 import signal
 import sqlite3
 import subprocess
@@ -13,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ARENA, HANG_S
+from conftest import HANG_S
 from test_ladder import new_ladder
 from test_ladder_serve import form_part, post_parts
-from test_serve import Server
+from test_serve import Server, spawn_server
 
 from arena.referee.sandbox import bwrap_problem
 from arena.store.ladder import LadderStore
@@ -27,16 +26,9 @@ pytestmark = [pytest.mark.slow,
 
 
 def start(db: Path) -> Server:
-    proc = subprocess.Popen([*ARENA, "ladder", str(db), "serve", "--port", "0"], cwd=db.parent,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    m = re.search(r"(http://\S+/)", line)
-    if m is None:
-        proc.kill()
-        raise AssertionError(f"arena ladder serve did not start: {line!r} {proc.communicate()[1]}")
-    assert "playing its pairs" in line
-    return Server(m.group(1), db, proc)
+    server = spawn_server(db, db.parent, "ladder", str(db), "serve", "--port", "0")
+    assert "playing its pairs" in server.first_line
+    return server
 
 
 def rated(db: Path) -> list[tuple[int, str, str, str]]:

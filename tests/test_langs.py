@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BOTS, bot_copy
+from conftest import BOTS, bot_copy, python_in_sandbox
 
 from arena.api import run_tournament
 from arena.referee.sandbox import bwrap_problem
@@ -173,17 +173,8 @@ except OSError as e:
 def test_a_bot_may_use_posix_shared_memory_in_its_own_capped_dev_shm() -> None:
     """bubblewrap's /dev/shm is root's (0755): as root, where a bot runs as a uid of its own, a Python bot
     with a multiprocessing lock or pool could not start. It is the bot's own tmpfs, capped like /tmp."""
-    import sys
-
-    from arena.referee.sandbox import PASS_FDS, plan_sandbox
-
     cap = 1024 * 1024
-    plan = plan_sandbox([sys.executable, "-c", SHARED_MEMORY], None, (), None, None, None, cap, {})
-    try:
-        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec, pass_fds=PASS_FDS,
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-    finally:
-        plan.release()
+    run = python_in_sandbox(SHARED_MEMORY, cap)
     assert run.stdout.splitlines()[:1] == ["pool 6"], run.stderr  # (as it was: PermissionError at the Lock)
     fill = run.stdout.splitlines()[1]
     assert fill.startswith("fill No space left on device ") and cap // 2 < int(fill.split()[-1]) <= cap, fill

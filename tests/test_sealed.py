@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import GOOD, bot_copy
+from conftest import GOOD, bot_copy, python_in_sandbox
 
 from arena import api
 from arena.errors import ConfigError
@@ -269,15 +269,8 @@ except OSError as e:
 
 
 def watch_in_sandbox() -> list[str]:
-    import subprocess
 
-    plan = sandbox.plan_sandbox([sys.executable, "-c", WATCHER], None, (), None, None, None, None, {})
-    try:
-        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec,
-                             pass_fds=sandbox.PASS_FDS, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             timeout=60)
-    finally:
-        plan.release()
+    run = python_in_sandbox(WATCHER)
     return run.stdout.splitlines() or [run.stderr]
 
 

@@ -39,6 +39,7 @@ class Server:
     url: str
     db: Path
     proc: subprocess.Popen[str]
+    first_line: str = ""
 
     @property
     def port(self) -> int:
@@ -49,19 +50,24 @@ def start_server(tmp: Path, *extra: str) -> Server:
     """`arena serve` on a free port of 127.0.0.1 (the default registry: greedy and random), its URL read
     from the line it prints."""
     db = tmp / "games.db"
-    proc = subprocess.Popen(
-        [*ARENA, "serve", "--port", "0", "--db", str(db), "--sandbox", "none", "--leave-timeout", f"{LEAVE_S}s",
-         "--seed", "2026", *extra],
-        cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    return spawn_server(db, tmp, "serve", "--port", "0", "--db", str(db), "--sandbox", "none", "--leave-timeout",
+                        f"{LEAVE_S}s", "--seed", "2026", *extra)
+
+
+def spawn_server(db: Path, cwd: Path, *args: str) -> Server:
+    """`arena ARGS` (a command that serves), its URL read from the first line it prints; ``db`` the database
+    the test reads."""
+    proc = subprocess.Popen([*ARENA, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     m = re.search(r"(http://\S+/)", line)
     if m is None:
         proc.kill()
         _, err = proc.communicate()
-        raise AssertionError(f"arena serve did not start: {line!r} {err}")
-    return Server(m.group(1), db, proc)
+        raise AssertionError(f"arena {' '.join(args[:2])} did not start: {line!r} {err}")
+    server = Server(m.group(1), db, proc)
+    server.first_line = line
+    return server
 
 
 def stop_server(server: Server) -> None:

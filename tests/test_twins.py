@@ -16,12 +16,11 @@ import functools
 import mmap
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import GOOD, bot_copy
+from conftest import GOOD, bot_copy, python_in_sandbox
 
 from arena import api
 from arena.game import preset
@@ -383,13 +382,7 @@ def test_the_kernels_counters_are_not_shown() -> None:
     """Open files, inodes, dentries (/proc/sys/fs), the memory manager's events (/proc/vmstat), forks, context
     switches and interrupts (/proc/stat and others), disk reads: one bot moves them, another reads them, and
     those that only grow are still there for a twin. /proc/stat keeps its CPU lines, with every counter 0."""
-    plan = sandbox.plan_sandbox([sys.executable, "-c", COUNTERS], None, (), None, None, None, None, {})
-    try:
-        run = subprocess.run(plan.argv, env={"PATH": "/usr/bin:/bin"}, preexec_fn=plan.preexec,
-                             pass_fds=sandbox.PASS_FDS, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             timeout=60)
-    finally:
-        plan.release()
+    run = python_in_sandbox(COUNTERS)
     cpus = len(os.sched_getaffinity(0))
     *hidden, stat = run.stdout.splitlines() or [run.stderr]
     assert len(hidden) == 9 and all(line.endswith(("FileNotFoundError", "PermissionError")) for line in hidden), hidden
