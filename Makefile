@@ -75,6 +75,7 @@ bench: $(STAMP)
 	$(PY) bench/twins_bench.py
 	$(PY) -c 'import trueskill' 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(PY) bench/ladder_sim.py
+	$(PY) bench/ladder_pages.py
 
 # 20 trivial C bots, 19,000 matches scheduled, as many played as fit in five minutes, then the report:
 # bytes per match, render time, peak RSS, ratings time (docs/PERFORMANCE.md, "The large tournament").
