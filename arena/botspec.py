@@ -169,8 +169,9 @@ def fingerprint(argv: Sequence[str]) -> str:
     return h.hexdigest()[:16]
 
 
-# Where the system's programs and libraries live, which a confined command may name besides its own folder.
-_SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Where the system's programs and libraries live: what a confined command may name besides its own folder, and
+# what every sandbox shows (arena.referee.sandbox).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 def confine_command(text: str | Sequence[str], folder: Path, check: bool = True) -> list[str]:
@@ -190,7 +191,7 @@ def confine_command(text: str | Sequence[str], folder: Path, check: bool = True)
     if not words:
         raise BotSpecError("the command is empty; expected a program and its arguments")
     root = os.path.realpath(folder)
-    system = [*_SYSTEM_TREES, *{os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}]
+    system = [*SYSTEM_DIRS, *{os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}]
 
     def refuse(word: str) -> BotSpecError:
         return OutsideError(f"{word!r} names a path outside the bot's own folder: an uploaded bot may use only "

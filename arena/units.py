@@ -200,14 +200,16 @@ def clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 
-# C0 controls but tab and newline, DEL, and C1 controls (U+0080-U+009F: 8-bit CSI and OSC among them)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls but tab and newline, DEL, C1 controls (U+0080-U+009F: 8-bit CSI and OSC among them), and the
+# bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069), which reorder what follows them
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
     """``text`` with every control character but tab and newline shown as ``?``: what a bot wrote (its lines,
     stderr, a termination's detail) printed on a terminal cannot move the cursor, clear the screen, set the
-    window's title or send anything back (ESC, CSI and OSC sequences lose their introducer)."""
+    window's title or send anything back (ESC, CSI and OSC sequences lose their introducer), nor show its
+    text in another order than it is (bidi overrides, on a terminal or a page)."""
     return _CONTROL.sub("?", text)
 
 

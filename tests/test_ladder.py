@@ -255,11 +255,7 @@ def test_an_admission_whose_process_died_is_taken_up_by_the_next_add_or_server(t
     again = ladder(db, "add", "added", commands["added"], "--sandbox", "none")  # the same program again
     assert again.returncode == 0 and again.stdout.splitlines()[-1].endswith(
         f" admitted; the next `arena ladder {db} run` places it")
-    site = LadderSite(db, "none")  # what `arena serve --ladder` does as it starts
-    try:
-        site.resume_admissions()
-    finally:
-        site.close()
+    LadderSite(db, "none").resume_admissions()  # what `arena serve --ladder` does as it starts
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT program, status FROM ladder_versions ORDER BY program").fetchall() == [
             ("added", "admitted"), ("uploaded", "admitted")]

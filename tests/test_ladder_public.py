@@ -54,7 +54,6 @@ def serving(db: Path, admit: Any, admissions: int = 1) -> Iterator[tuple[str, La
     finally:
         trio.from_thread.run_sync(scope.cancel, trio_token=token)
         thread.join(HANG_S)
-        site.close()
 
 
 def call(url: str, method: str, path: str, token: str, body: bytes | None = None,

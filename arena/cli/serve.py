@@ -322,11 +322,8 @@ async def _ladder(args: argparse.Namespace) -> int:
         from arena.serve.ladder import keep_playing
 
         tasks.append(lambda: keep_playing(play))
-    try:
-        await _serve_app(args, build_ladder_app(site), tasks,
-                         f"the ladder {args.ladder}" + (", playing its pairs" if play is not None else ""))
-    finally:
-        site.close()
+    await _serve_app(args, build_ladder_app(site), tasks,
+                     f"the ladder {args.ladder}" + (", playing its pairs" if play is not None else ""))
     print("arena serve: stopped", file=sys.stderr)
     return 0
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from arena.botspec import own_files, script_argument
+from arena.botspec import SYSTEM_DIRS, own_files, script_argument
 from arena.errors import ConfigError
 from arena.referee.syscalls import seccomp_filter
 
@@ -76,7 +76,7 @@ RECLAIM = True  # reclaim a bot's cgroup before removing it (`_reclaim`); a swit
 _BWRAP_OWN_PROCESSES = 2  # bubblewrap's monitor and the namespace's init count against the bot's limit
 
 # System directories bound read-only (or recreated as the same symlink) when the host has them.
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SYSTEM_DIRS = SYSTEM_DIRS
 # What of /etc a program needs to start: the dynamic linker's cache, the alternatives links of /usr/bin,
 # the time zone, and OpenSSL's configuration (node refuses to start without it).
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",

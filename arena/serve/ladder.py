@@ -29,7 +29,6 @@ import stat
 import sys
 import threading
 import time
-import unicodedata
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
@@ -72,7 +71,6 @@ MAX_WAITING_PER_AUTHOR = 3  # uploads of one author queued or being admitted at 
 SESSION_COOKIE = "ladder_session"
 SESSION_S = 12 * 3600
 MAX_SESSIONS = 10_000
-DETAIL_CHARS = 8000  # of a refusal's detail on its author's page (the end kept: a build's errors come last)
 _FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}")
 
 # a refused token's cost to its sender: after FAILURES_ALLOWED failures within FAILURE_WINDOW_S of each other,
@@ -175,16 +173,6 @@ class Upload:
     result: Added | None = None
 
 
-def printable_detail(text: str, limit: int = DETAIL_CHARS) -> str:
-    """A refusal's detail for its author's page: control characters (but newlines and tabs) and the bidi
-    overrides removed, at most ``limit`` characters (its end, where a build's errors are). The template
-    escapes it."""
-    clean = "".join(c for c in text if c in "\n\t" or (unicodedata.category(c) not in ("Cc", "Cs")
-                                                         and not 0x202A <= ord(c) <= 0x202E
-                                                         and not 0x2066 <= ord(c) <= 0x2069))
-    return clean if len(clean) <= limit else "…" + clean[-limit:]
-
-
 def tree_size(folder: Path) -> int:
     """The bytes of the files under ``folder`` (a symbolic link counts as itself, never followed); 0 if gone."""
     total = 0
@@ -200,8 +188,8 @@ def tree_size(folder: Path) -> int:
 
 
 class LadderSite:
-    """The ladder's database, read per request (a run writes it meanwhile), its rendered report, and the
-    queue of uploads that ``admissions`` workers admit one at a time each."""
+    """The ladder's database, read per request (a run writes it meanwhile), its replays, and the queue of
+    uploads that ``admissions`` workers admit one at a time each."""
 
     def __init__(self, db: Path, sandbox: str | None = None, admissions: int = 1,
                  author_quota: int = DEFAULT_AUTHOR_QUOTA, admit: AdmitUpload | None = None) -> None:
@@ -211,7 +199,7 @@ class LadderSite:
         self.workers = admissions
         self.author_quota = author_quota
         self.admit = admit
-        self.replays = Replays(self.db, self.variant_of())
+        self.replays = Replays(self.db)
         self._flagged: tuple[float, list[str]] | None = None  # when the flagged hosts were counted, and they
         self.accept_lock = trio.Lock()  # one upload at a time between its quota check and its place in the queue
         self.throttle = Throttle()
@@ -227,11 +215,6 @@ class LadderSite:
         self.variant = self.rules.name
 
     # ------------------------------------------------------------------------------------------- pages
-    def variant_of(self) -> str:
-        with LadderStore(self.db) as store:
-            rules, _, _ = store.ladder_settings()
-        return str(rules.get("name", ""))
-
     def board(self) -> Board:
         """The leaderboard. Its flagged hosts count every match a host played, so they are counted again
         at most every FLAGGED_S (an organiser's warning, not a live figure)."""
@@ -377,9 +360,6 @@ class LadderSite:
                     if added.status != "admitted" and mine.cwd and not self._in_use(Path(mine.cwd)):
                         self.remove_folder(Path(mine.cwd))
 
-    def close(self) -> None:
-        pass
-
 
 #: At most about this many points of a version's rating history are drawn on its page.
 HISTORY_POINTS = 400
@@ -396,9 +376,8 @@ class Replays:
     and its deals alone. A data file's name (`arena.report.context.file_name`) is mapped back to its match
     by a table kept up to date with the matches scheduled since it was last looked at."""
 
-    def __init__(self, db: Path, variant: str) -> None:
+    def __init__(self, db: Path) -> None:
         self.db = db
-        self.variant = variant
         self._files: dict[str, str] = {}  # data file name -> match id
         self._last_row = 0  # the highest rowid of matches mapped so far
         self._lock = threading.Lock()
@@ -584,6 +563,8 @@ def build_ladder_app(site: LadderSite) -> Starlette:
         return response
 
     async def mine(request: Request) -> Response:
+        from arena.tournament.ladder import private_text  # (again: a detail stored by an older arena, say)
+
         author, refusal = await who(request)
         if refusal is not None or author is None:
             return refusal or Response(status_code=403)
@@ -591,7 +572,7 @@ def build_ladder_app(site: LadderSite) -> Starlette:
         uploads = site.uploads_of(author)
         return page(request, "ladder_mine.html", author=author, versions=versions, uploads=uploads,
                     position=site.position, waiting=len(site.waiting), used=_megabytes(used),
-                    quota=_megabytes(site.author_quota), detail=printable_detail)
+                    quota=_megabytes(site.author_quota), detail=private_text)
 
     async def upload(request: Request) -> Response:
         from arena.tournament.config import name_problem

@@ -306,9 +306,11 @@ MAX_DETAIL = 8000
 
 
 def private_text(text: str) -> str:
-    """A refusal's detail as kept for its author: control characters shown as ``?``, cut to MAX_DETAIL."""
+    """A refusal's detail as kept for its author and shown on their page: control characters and bidi
+    overrides shown as ``?`` (`arena.units.printable`), its last MAX_DETAIL characters (a build's errors
+    come last)."""
     text = printable(text)
-    return text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL] + "\n... (cut)"
+    return text if len(text) <= MAX_DETAIL else "…" + text[-MAX_DETAIL:]
 
 
 def _relative(text: str, folder: Path) -> str:
