@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import jinja2
 import trio
@@ -45,6 +45,7 @@ STATIC = {
     "play.css": _HERE / "static" / "play.css",
     "play.js": _HERE / "static" / "play.js",
     "watch.js": _HERE / "static" / "watch.js",
+    "home.js": _HERE / "static" / "home.js",
 }
 MAX_FORM_BYTES = 4096
 #: Every page of `arena serve` (play, ladder, watch): nothing but the server itself, nothing inline, no
@@ -174,6 +175,24 @@ def render_page(env: jinja2.Environment, request: Request, template: str, status
         response.headers[name.decode()] = value.decode()
     if request.query_params.get("lang") in LANGS:
         response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
+    return response
+
+
+def nick_of(request: Request, fields: dict[str, str] | None = None) -> str | None:
+    """The name a player chose on the start page: the form's ``name`` field, else the ``nick`` cookie the
+    start page keeps (a friend's link opened directly still seats its visitor by name); cleaned by the hall."""
+    chosen = (fields or {}).get("name")
+    if chosen is None:
+        chosen = request.query_params.get("name")
+    if chosen is None:
+        chosen = unquote(request.cookies.get("nick", ""))[:200]
+    return chosen or None
+
+
+def remember_nick(response: Response, nick: str | None) -> Response:
+    """The chosen name, kept for a room opened by its link later (what the start page's script keeps too)."""
+    if nick is not None:
+        response.set_cookie("nick", quote(nick[:60]), max_age=365 * 86400, samesite="lax", path="/")
     return response
 
 
@@ -335,12 +354,13 @@ class ServeApp:
 
     def quick(self, request: Request, fields: dict[str, str]) -> Response:
         room, token = self.hall.quick_play(fields.get("opponent") or None, fields.get("variant") or None,
-                                      self.client_of(request))
-        return self.to_room(room, token)
+                                      self.client_of(request), nick_of(request, fields))
+        return remember_nick(self.to_room(room, token), fields.get("name"))
 
     def create(self, request: Request, fields: dict[str, str]) -> Response:
-        room, token = self.hall.create_room(fields.get("variant") or None, self.client_of(request))
-        return self.to_room(room, token)
+        room, token = self.hall.create_room(fields.get("variant") or None, self.client_of(request),
+                                            nick_of(request, fields))
+        return remember_nick(self.to_room(room, token), fields.get("name"))
 
     def rematch(self, request: Request, fields: dict[str, str]) -> Response:
         code = normal_code(request.path_params["code"])
@@ -349,7 +369,7 @@ class ServeApp:
             raise Refused("unknown-room", "no such room")
         if room.seat_of(request.cookies.get(f"seat_{code}")) is None:
             raise Refused("no-seat", "only a player of this match can ask for a rematch")
-        again, token = self.hall.rematch(room, self.client_of(request))
+        again, token = self.hall.rematch(room, self.client_of(request), nick_of(request, fields))
         return self.to_room(again, token)
 
     async def join(self, request: Request) -> Response:
@@ -357,7 +377,7 @@ class ServeApp:
         if code is None:
             return self.page(request, "serve_message.html", 404, message="no_room",
                         detail=request.query_params.get("code", "")[:20])
-        return RedirectResponse(f"/room/{code}", 303)
+        return remember_nick(RedirectResponse(f"/room/{code}", 303), request.query_params.get("name"))
 
     async def room_page(self, request: Request) -> Response:
         code = normal_code(request.path_params["code"])
@@ -369,7 +389,7 @@ class ServeApp:
         seat = room.seat_of(token)
         new_token = None
         if seat is None:
-            new_token = self.hall.join(room)
+            new_token = self.hall.join(room, nick_of(request))
             seat = room.seat_of(new_token)
         lang = lang_of(request)
         strings_json = json.dumps(strings(lang)).replace("</", "<\\/")

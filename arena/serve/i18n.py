@@ -105,9 +105,9 @@ _STRINGS: dict[str, dict[str, str]] = {
         "watching": "You are watching this game.",
         "you": "you",
         "you_cap": "You",
-        "who_host": "host",
-        "who_guest": "guest",
-        "who_human": "human",
+        "who_host": "Player 1",
+        "who_guest": "Player 2",
+        "who_human": "Player",
         "to_move": "to play",
         "leads": "leads",
         "led": "led",
@@ -134,13 +134,41 @@ _STRINGS: dict[str, dict[str, str]] = {
         "deal": "Deal {n}",
         "target": "first to {n}",
         "known": "known",
+        "r_wrong-declaration_you": "you declared 66 without having it",
+        "r_closed-and-declared-66_you": "you closed the talon and declared 66",
+        "r_closed-and-reached-66_you": "you closed the talon and reached 66",
+        "r_declared-66_you": "you declared 66 and had it",
+        "r_reached-66_you": "you reached 66",
+        "low_J": "the jack",
+        "low_9": "the nine",
+        "show_result": "Show the result",
+        "close_panel": "Close",
+        "cancel": "Cancel",
+        "confirm_close_yes": "Close the talon",
+        "confirm_close": "Close the talon? Nobody draws any more and the follow rules hold. If you do not reach 66 first, the opponent scores {gp} game points.",
+        "confirm_declare_yes": "Declare 66 anyway",
+        "confirm_declare_no_trick": "You have not taken a trick yet. Declaring 66 now ends the deal: the opponent scores {gp} game points.",
+        "confirm_declare": "You have {n} points. Declaring 66 now ends the deal: the opponent scores {gp} game points.",
+        "declare_no_trick": "Declare 66 (you have {n} and no trick: the opponent scores {gp})",
+        "declare_low": "Declare 66 (you have {n}: below 66 the opponent scores {gp})",
+        "marry_choice": "{card}: announce the marriage?",
+        "marry_plain": "Lead {card} without announcing",
+        "score_line": "{a} {sa}–{sb} {b}",
+        "title_turn": "● Your turn",
+        "sound_off": "Sound off",
+        "sound_on": "Sound on",
+        "copied": "Copied",
+        "copy_link": "Copy the link",
+        "nickname_hint": "shown to the other player; kept in this browser",
+        "nickname": "Your name",
         "actions": "Your move",
         "play": "Play {card}",
-        "marry": "Marriage {cards} +{points}",
-        "marry_void": "Marriage {cards} (no points: no trick yet)",
-        "exchange": "Exchange the trump card",
+        "marry": "Lead {card}, announce {points}",
+        "marry_void": "Lead {card}, show {value} (no points: no trick yet)",
+        "exchange": "Give {low} for {card}",
+        "exchange_J": "Give {low} for {card}",
         "close": "Close the talon",
-        "declare": "Declare 66",
+        "declare": "Declare 66 (you have {n})",
         "clock": "Time left",
         "keys_hint": "Keys: 1–9 choose a move; arrows move between moves, Enter plays.",
         "ev_play": "{name} played {card}",
@@ -151,8 +179,8 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ev_marriage_you": "You declared a marriage: {cards} (+{points})",
         "ev_marriage_void": "{name} showed a marriage: {cards} (no points: no trick taken yet)",
         "ev_marriage_void_you": "You showed a marriage: {cards} (no points: no trick taken yet)",
-        "ev_exchange": "{name} exchanged the trump card and took {card}",
-        "ev_exchange_you": "You exchanged the trump card and took {card}",
+        "ev_exchange": "{name} gave {low} for {card}",
+        "ev_exchange_you": "You gave {low} for {card}",
         "ev_close": "{name} closed the talon",
         "ev_close_you": "You closed the talon",
         "ev_draw": "{name} drew {card}",
@@ -193,7 +221,7 @@ _STRINGS: dict[str, dict[str, str]] = {
         "rematch": "Rematch",
         "rematch_offer": "{name} wants a rematch.",
         "rematch_join": "Join the rematch",
-        "log": "What happened",
+        "log": "Game log",
         "error": "Not accepted: {message}",
         "err_not-your-turn": "it is not your turn",
         "err_illegal": "that move is not allowed now",
@@ -218,12 +246,12 @@ _STRINGS: dict[str, dict[str, str]] = {
         "present_no": "away",
         "failure": "The game stopped: {message}",
         "back": "Home",
-        "r_reached-66": "66 reached",
-        "r_declared-66": "66 declared",
-        "r_closed-and-reached-66": "talon closed and 66 reached",
-        "r_closed-and-declared-66": "talon closed and 66 declared",
+        "r_reached-66": "{name} reached 66",
+        "r_declared-66": "{name} declared 66 and had it",
+        "r_closed-and-reached-66": "{name} closed the talon and reached 66",
+        "r_closed-and-declared-66": "{name} closed the talon and declared 66",
         "r_failed-close": "the talon was closed without reaching 66",
-        "r_wrong-declaration": "66 declared without having it",
+        "r_wrong-declaration": "{name} declared 66 without having it",
         "r_last-trick": "nobody reached 66; the last trick decided",
         "r_more-points": "nobody reached 66; more points decided",
         "r_forfeit": "forfeit",
@@ -277,7 +305,7 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_files": "Файлове",
         "ladder_build": "Команда за компилиране (по избор)",
         "ladder_token": "Ключ за подаване",
-        "ladder_submit": "Подай",
+        "ladder_submit": "Подайте",
         "ladder_received": "Получихме {name}: номер {position} в опашката за допускане. Страницата ви (Моите "
                            "подавания) го следи; класацията ще го покаже, когато бъде допуснат.",
         "ladder_sign_in": "Вход",
@@ -312,10 +340,10 @@ _STRINGS: dict[str, dict[str, str]] = {
         "opponent": "Противник",
         "variant": "Вариант",
         "quick_play": "Бърза игра",
-        "create_room": "Създай стая",
+        "create_room": "Създайте стая",
         "join_title": "Влезте при приятел",
         "join_label": "Код на стаята",
-        "join": "Влез",
+        "join": "Влезте",
         "rules": "Правила",
         "rules_of": "Правила на {variant}",
         "language": "Език",
@@ -326,16 +354,16 @@ _STRINGS: dict[str, dict[str, str]] = {
         "share": "Изпратете тази връзка (или кода) на приятел:",
         "waiting_friend": "Чакаме приятел да влезе…",
         "starting": "Играта започва…",
-        "your_turn": "Ваш ред е",
+        "your_turn": "Вие сте на ход",
         "your_lead": "изиграйте карта",
         "your_answer": "отговорете на картата на {name}",
         "their_turn": "{name} е на ход",
         "watching": "Вие гледате тази игра.",
         "you": "вие",
         "you_cap": "Вие",
-        "who_host": "домакин",
-        "who_guest": "гост",
-        "who_human": "човек",
+        "who_host": "Играч 1",
+        "who_guest": "Играч 2",
+        "who_human": "Играч",
         "to_move": "на ход",
         "leads": "води",
         "led": "изиграна първа",
@@ -355,32 +383,60 @@ _STRINGS: dict[str, dict[str, str]] = {
         "cards_held": "{n} карти",
         "cards_held_one": "1 карта",
         "points": "Точки",
-        "pending": "чакащи",
+        "pending": "при следваща взятка",
         "tricks": "Взятки",
         "marriages": "Обяви",
         "match": "Мач",
         "deal": "Раздаване {n}",
         "target": "до {n}",
         "known": "известна",
+        "r_wrong-declaration_you": "вие обявихте 66, без да ги имате",
+        "r_closed-and-declared-66_you": "вие затворихте талона и обявихте 66",
+        "r_closed-and-reached-66_you": "вие затворихте талона и стигнахте 66",
+        "r_declared-66_you": "вие обявихте 66 и ги имахте",
+        "r_reached-66_you": "вие стигнахте 66",
+        "low_J": "валето",
+        "low_9": "деветката",
+        "show_result": "Покажете резултата",
+        "close_panel": "Затваряне",
+        "cancel": "Отказ",
+        "confirm_close_yes": "Затворете талона",
+        "confirm_close": "Да затворите ли талона? Никой не тегли повече и важат правилата за отговор. Ако не стигнете първи 66, противникът получава {gp} точки.",
+        "confirm_declare_yes": "Обявете 66 въпреки това",
+        "confirm_declare_no_trick": "Още нямате взятка. Ако обявите 66 сега, раздаването свършва и противникът получава {gp} точки.",
+        "confirm_declare": "Имате {n} точки. Ако обявите 66 сега, раздаването свършва и противникът получава {gp} точки.",
+        "declare_no_trick": "Обявете 66 (имате {n} и нямате взятка: противникът получава {gp})",
+        "declare_low": "Обявете 66 (имате {n}: под 66 противникът получава {gp})",
+        "exchange_J": "Сменете валето: {low} за {card}",
+        "marry_choice": "{card}: обявявате ли?",
+        "marry_plain": "Изиграйте {card} без обява",
+        "score_line": "{a} {sa}–{sb} {b}",
+        "title_turn": "● Вие сте на ход",
+        "sound_off": "Звук: изкл.",
+        "sound_on": "Звук: вкл.",
+        "copied": "Копирано",
+        "copy_link": "Копирайте връзката",
+        "nickname_hint": "вижда го другият играч; пази се в този браузър",
+        "nickname": "Вашето име",
         "actions": "Вашият ход",
-        "play": "Играй {card}",
-        "marry": "Обява {cards} +{points}",
-        "marry_void": "Обява {cards} (без точки: още нямате взятка)",
-        "exchange": "Смени коза",
-        "close": "Затвори талона",
-        "declare": "Обяви 66",
+        "play": "Изиграйте {card}",
+        "marry": "Изиграйте {card}, обявете {points}",
+        "marry_void": "Изиграйте {card}, покажете {value} (без точки: още нямате взятка)",
+        "exchange": "Сменете деветката: {low} за {card}",
+        "close": "Затворете талона",
+        "declare": "Обявете 66 (имате {n})",
         "clock": "Оставащо време",
         "keys_hint": "Клавиши: 1–9 избират ход; стрелките местят между ходовете, Enter играе.",
         "ev_play": "{name} изигра {card}",
         "ev_play_you": "Вие изиграхте {card}",
         "ev_trick": "{name} взе взятката (+{points})",
         "ev_trick_you": "Вие взехте взятката (+{points})",
-        "ev_marriage": "{name} обяви {cards} (+{points})",
-        "ev_marriage_you": "Вие обявихте {cards} (+{points})",
-        "ev_marriage_void": "{name} показа обява {cards} (без точки: още няма взятка)",
-        "ev_marriage_void_you": "Вие показахте обява {cards} (без точки: още нямате взятка)",
-        "ev_exchange": "{name} смени коза и взе {card}",
-        "ev_exchange_you": "Вие сменихте коза и взехте {card}",
+        "ev_marriage": "{name} обяви {points}: {cards}",
+        "ev_marriage_you": "Вие обявихте {points}: {cards}",
+        "ev_marriage_void": "{name} показа {cards} (без точки: още няма взятка)",
+        "ev_marriage_void_you": "Вие показахте {cards} (без точки: още нямате взятка)",
+        "ev_exchange": "{name} смени {word} ({low}) и взе {card}",
+        "ev_exchange_you": "Вие сменихте {word} ({low}) и взехте {card}",
         "ev_close": "{name} затвори талона",
         "ev_close_you": "Вие затворихте талона",
         "ev_draw": "{name} изтегли {card}",
@@ -392,11 +448,11 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ev_deal-end": "Раздаването свърши.",
         "ev_deal-end_you": "Раздаването свърши.",
         "deal_over": "Раздаване {n} свърши",
-        "deal_won": "{name} спечели {gp} точки за играта",
-        "deal_won_one": "{name} спечели 1 точка за играта",
-        "deal_won_you": "Вие спечелихте {gp} точки за играта",
-        "deal_won_one_you": "Вие спечелихте 1 точка за играта",
-        "why": "Защо: {reason}",
+        "deal_won": "{name} спечели {gp} точки",
+        "deal_won_one": "{name} спечели 1 точка",
+        "deal_won_you": "Вие спечелихте {gp} точки",
+        "deal_won_one_you": "Вие спечелихте 1 точка",
+        "why": "{reason}",
         "why_failed_close": "{name} затвори талона и не стигна пръв до 66",
         "why_failed_close_you": "вие затворихте талона и не стигнахте първи до 66",
         "gp_no-tricks": "{name} не взе нито една взятка",
@@ -408,7 +464,7 @@ _STRINGS: dict[str, dict[str, str]] = {
         "gp_schneider": "{name} има под {n} точки",
         "gp_schneider_you": "вие имате под {n} точки",
         "card_points": "Точки от картите",
-        "continue": "Продължи",
+        "continue": "Продължете",
         "deal_line": "Раздаване {n}: {won} ({reason}). Точки: {a} {pa}, {b} {pb}.",
         "deals": "Раздавания",
         "match_over": "Мачът свърши",
@@ -421,7 +477,7 @@ _STRINGS: dict[str, dict[str, str]] = {
         "rematch": "Реванш",
         "rematch_offer": "{name} иска реванш.",
         "rematch_join": "Към реванша",
-        "log": "Какво стана",
+        "log": "Ход на играта",
         "error": "Не е прието: {message}",
         "err_not-your-turn": "не сте на ход",
         "err_illegal": "този ход не е позволен сега",
@@ -446,12 +502,12 @@ _STRINGS: dict[str, dict[str, str]] = {
         "present_no": "отсъства",
         "failure": "Играта спря: {message}",
         "back": "Начало",
-        "r_reached-66": "достигнати 66",
-        "r_declared-66": "обявени 66",
-        "r_closed-and-reached-66": "затворен талон и достигнати 66",
-        "r_closed-and-declared-66": "затворен талон и обявени 66",
-        "r_failed-close": "талонът е затворен, без да се стигне 66",
-        "r_wrong-declaration": "обявени 66, без да са събрани",
+        "r_reached-66": "{name} стигна 66",
+        "r_declared-66": "{name} обяви 66 и ги имаше",
+        "r_closed-and-reached-66": "{name} затвори талона и стигна 66",
+        "r_closed-and-declared-66": "{name} затвори талона и обяви 66",
+        "r_failed-close": "затвореният талон не донесе 66",
+        "r_wrong-declaration": "{name} обяви 66, без да ги има",
         "r_last-trick": "никой не стигна 66; реши последната взятка",
         "r_more-points": "никой не стигна 66; решиха повечето точки",
         "r_forfeit": "служебна загуба",
@@ -558,24 +614,30 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
             "Докато талонът е отворен, може да се играе всяка карта." if r.follow_while_open == "free"
             else "Правилата за отговор важат от първата взятка."),
     ]
-    strict = []
+    strict = []  # one clause each, joined by "; " (not a chain of commas)
     if r.must_follow_suit:
-        strict.append("follow suit" if not bg else "да отговорите на боята")
+        strict.append("follow suit" if not bg else "отговаряте на боята")
     if r.must_head:
-        strict.append("beat the card led if you can" if not bg else "да я надиграете, ако можете")
+        strict.append("beat the card led if you can" if not bg else "надигравате, ако можете")
     if r.must_trump:
-        strict.append("trump when you have none of the suit" if not bg else "да сложите коз, ако нямате от боята")
+        strict.append("trump when you have none of the suit" if not bg else "слагате коз, ако нямате от боята")
     flat = list(play)
     if strict:
-        flat.append(yes(True, "Once the talon is closed or empty you must " + ", ".join(strict) + ".",
-                        "Щом талонът е затворен или свършил, трябва " + ", ".join(strict) + "."))
+        flat.append(yes(True, "Once the talon is closed or empty: you must " + "; ".join(strict) + ".",
+                        "Щом талонът е затворен или свършил: " + "; ".join(strict) + "."))
     out.append(("Playing" if not bg else "Игра", flat))
 
     marriage = [
-        yes(True, f"A king and queen of one suit, shown when you lead one of them, are a marriage: "
-                  f"{r.marriage_points} points, {r.trump_marriage_points} in trumps.",
-            f"Поп и дама от една боя, показани, когато играете единия от тях, са обява: "
-            f"{r.marriage_points} точки, {r.trump_marriage_points} в коз."),
+        yes(True, f"A king and queen of one suit are a marriage ({r.marriage_points}, or "
+                  f"{r.trump_marriage_points} in trumps): on lead, you announce it as you lead "
+                  + {"queen": "the queen (tap the queen, or the button \"Lead Q, announce 20\").",
+                     "king": "the king (tap the king, or the button \"Lead K, announce 20\").",
+                     "either": "the king or the queen, as you choose (tap the card you lead)."}[r.marriage_lead],
+            f"Поп и дама от една боя са обява ({r.marriage_points}, или {r.trump_marriage_points} в коз): "
+            f"който е на ход, я обявява, като изиграва "
+            + {"queen": "дамата (докоснете дамата или бутона „Изиграйте Д, обявете 20“).",
+               "king": "попа (докоснете попа или бутона „Изиграйте К, обявете 20“).",
+               "either": "попа или дамата, по избор (докоснете картата, която играете)."}[r.marriage_lead]),
         yes(True, "Its points count once you have won a trick." if r.marriage_without_trick == "pending"
             else "Declared before you have won a trick, it counts nothing.",
             "Точките ѝ се броят, щом вземете взятка." if r.marriage_without_trick == "pending"
@@ -600,12 +662,14 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
     else:
         special.append(yes(True, f"The player on lead may close the talon while it holds at least {r.close_min} "
                                  f"cards: nobody draws any more and the follow rules hold. A closer who does not "
-                                 f"reach 66 first gives the opponent {r.failed_close_points} game points "
-                                 f"({r.failed_close_points_no_tricks} if the closer took no trick).",
+                                 f"reach 66 first gives the opponent {r.failed_close_points} game points"
+                                 + (f" ({r.failed_close_points_no_tricks} if the closer took no trick)."
+                                    if r.failed_close_points_no_tricks != r.failed_close_points else "."),
                            f"Играчът на ход може да затвори талона, докато в него има поне {r.close_min} карти: "
                            f"никой не тегли повече и важат правилата за отговор. Ако затворилият не стигне "
-                           f"пръв 66, противникът получава {r.failed_close_points} точки за играта "
-                           f"({r.failed_close_points_no_tricks}, ако затворилият няма взятка)."))
+                           f"пръв 66, противникът получава {r.failed_close_points} точки"
+                           + (f" ({r.failed_close_points_no_tricks}, ако затворилият няма взятка)."
+                              if r.failed_close_points_no_tricks != r.failed_close_points else ".")))
     out.append(("Exchange and closing" if not bg else "Смяна и затваряне", special))
 
     win = [
@@ -616,7 +680,7 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
             "Първият с 66 точки (карти и броени обяви) печели раздаването"
             + (" веднага." if r.declare_66 == "automatic"
                else f", но трябва да го обяви: грешно обявяване дава на противника "
-                    f"{r.wrong_declaration_points} точки за играта.")),
+                    f"{r.wrong_declaration_points} точки.")),
         yes(True, f"The last trick, when the talon ran out, is worth {r.last_trick_bonus} more points. If nobody "
                   "reaches 66, " + ("the last trick wins" if r.no_66_winner == "last-trick"
                                     else "more points win")
@@ -624,13 +688,13 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
             f"Последната взятка, когато талонът е свършил, носи още {r.last_trick_bonus} точки. Ако никой не "
             "стигне 66, " + ("печели последната взятка" if r.no_66_winner == "last-trick"
                              else "печелят повечето точки")
-            + f" ({r.no_66_game_points} точк{'а' if r.no_66_game_points == 1 else 'и'} за играта)."),
+            + f" ({r.no_66_game_points} точк{'а' if r.no_66_game_points == 1 else 'и'})."),
         yes(True, f"Game points: 1, or 2 when the loser has fewer than {r.schneider_below} points, or 3 when "
                   + ("the loser took no trick." if r.schwarz == "no-tricks" else "the loser has no points."),
-            f"Точки за играта: 1, или 2, когато загубилият има под {r.schneider_below} точки, или 3, когато "
+            f"Раздаването носи на победителя 1 точка, 2, когато загубилият има под {r.schneider_below} точки, или 3, когато "
             + ("загубилият няма взятка." if r.schwarz == "no-tricks" else "загубилият няма точки.")),
         yes(True, f"The first to {r.match_target} game points wins the match.",
-            f"Първият с {r.match_target} точки за играта печели мача."),
+            f"Първият с {r.match_target} точки печели мача."),
     ]
     out.append(("Winning" if not bg else "Победа", win))
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,18 @@ log = logging.getLogger("arena.serve")
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # 32 signs, 5 bits each: no 0/O or 1/I to mix up
 CODE_LENGTH = 10  # 50 bits
 HUMAN_HANDSHAKE_MS = 5000
+NICK_MAX = 20  # characters of a player's chosen name
+
+
+def clean_nick(text: str | None) -> str | None:
+    """A name a player chose (the start page's field, or its cookie), as the table and the database show it:
+    no control, format or bidi characters, spaces collapsed, at most NICK_MAX characters; None when nothing
+    is left (the seat keeps its default name)."""
+    if not text:
+        return None
+    kept = "".join(" " if c.isspace() else c for c in text[:200] if not unicodedata.category(c).startswith("C"))
+    name = " ".join(kept.split())[:NICK_MAX].strip()
+    return name or None
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,7 @@ class Slot:
 
     name: str
     bot: str | None = None  # the registry bot's name; None for a person
+    nick: bool = False  # the name is one the person chose (else the default: human, host or guest)
     token: str | None = None
     web: WebSeat | None = None
     sockets: int = 0
@@ -124,7 +138,9 @@ class Room:
         web = self.slots[seat].web if seat is not None else None
         out: dict[str, Any] = {"type": "state", "phase": self.phase, "seat": seat,
                                "names": [s.name for s in self.slots], "bots": [s.bot is not None for s in self.slots],
-                               "variant": self.variant, "target": self.rules.match_target}
+                               "named": [s.nick for s in self.slots],
+                               "variant": self.variant, "target": self.rules.match_target,
+                               "stakes": stakes(self.rules)}
         out.update(picture(self.match, seat))
         out.update(legal=[], clock_ms=None, note=None, values={})
         if web is not None:
@@ -140,6 +156,14 @@ class Room:
                    waiting=[s.token is None and s.bot is None for s in self.slots],
                    present=[s.bot is not None or s.sockets > 0 for s in self.slots])
         return out
+
+
+def stakes(r: RuleSet) -> dict[str, Any]:
+    """What the table's buttons say an action risks or does (the rule set's figures; the engine decides)."""
+    return {"declare": r.declare_66, "wrong_declaration": r.wrong_declaration_points,
+            "failed_close": r.failed_close_points, "failed_close_no_tricks": r.failed_close_points_no_tricks,
+            "exchange_rank": r.exchange_rank, "marriage_lead": r.marriage_lead,
+            "marriage_points": r.marriage_points, "trump_marriage_points": r.trump_marriage_points}
 
 
 class RoomHall:
@@ -210,7 +234,21 @@ class RoomHall:
             raise Refused("unknown-variant", f"no variant {name!r}", name=name[:30])
         return name
 
-    def quick_play(self, opponent: str | None, variant: str | None, client: str) -> tuple[Room, str]:
+    def seat_name(self, nick: str | None, default: str, taken: tuple[str, ...] = ()) -> tuple[str, bool]:
+        """A person's name in the room and the database: the chosen one (cleaned), made distinct from every
+        registry bot's and the other seat's ("Ivan 2"), else ``default``; and whether it was chosen."""
+        name = clean_nick(nick)
+        if name is None:
+            return default, False
+        used = {n.casefold() for n in (*self.players, *taken, "human", "host", "guest", "person")}
+        base, n = name, 1
+        while name.casefold() in used:
+            n += 1
+            name = f"{base[:NICK_MAX - 1 - len(str(n))]} {n}"
+        return name, True
+
+    def quick_play(self, opponent: str | None, variant: str | None, client: str,
+                   nick: str | None = None) -> tuple[Room, str]:
         """A room of a person (seat 0) against a registry bot, started at once; returns it and the token."""
         bot = opponent or self.registry.bots[0].name
         if bot not in self.players:
@@ -218,44 +256,48 @@ class RoomHall:
         v = self.variant(variant)
         self._check_caps(client)
         token = secrets.token_urlsafe(24)
-        person = "human" if bot != "human" else "person"
-        room = Room(self._new_code(), v, self.variants[v], [Slot(person, token=token), Slot(bot, bot=bot)],
-                    client, quick=True)
+        person, named = self.seat_name(nick, "human" if bot != "human" else "person", (bot,))
+        room = Room(self._new_code(), v, self.variants[v],
+                    [Slot(person, token=token, nick=named), Slot(bot, bot=bot)], client, quick=True)
         room.slots[0].left_at = trio.current_time()
         self.rooms[room.code] = room
         self._start(room)
         return room, token
 
-    def create_room(self, variant: str | None, client: str) -> tuple[Room, str]:
+    def create_room(self, variant: str | None, client: str, nick: str | None = None) -> tuple[Room, str]:
         """A room for two people; the creator takes seat 0, the first to open its link seat 1."""
         v = self.variant(variant)
         self._check_caps(client)
         token = secrets.token_urlsafe(24)
-        room = Room(self._new_code(), v, self.variants[v], [Slot("host", token=token), Slot("guest")], client,
-                    quick=False)
+        host, named = self.seat_name(nick, "host")
+        room = Room(self._new_code(), v, self.variants[v], [Slot(host, token=token, nick=named), Slot("guest")],
+                    client, quick=False)
         room.slots[0].left_at = trio.current_time()
         self.rooms[room.code] = room
         return room, token
 
-    def rematch(self, room: Room, client: str) -> tuple[Room, str | None]:
+    def rematch(self, room: Room, client: str, nick: str | None = None) -> tuple[Room, str | None]:
         """A player of ``room`` asks for another match: Quick Play seats them against the same bot at once; in a
         room the first to ask opens a new room (the other player's page offers its link), the second joins it."""
         if room.quick:
-            return self.quick_play(room.slots[1].bot, room.variant, client)
+            return self.quick_play(room.slots[1].bot, room.variant, client, nick)
         again = self.rooms.get(room.rematch) if room.rematch else None
         if again is not None:
-            return again, self.join(again)
-        again, token = self.create_room(room.variant, client)
+            return again, self.join(again, nick)
+        again, token = self.create_room(room.variant, client, nick)
         room.rematch = again.code
         room.watched.bump()
         return again, token
 
-    def join(self, room: Room) -> str | None:
-        """Take the room's free seat (a new token), or None when there is none (the visitor watches)."""
+    def join(self, room: Room, nick: str | None = None) -> str | None:
+        """Take the room's free seat (a new token) under the name the visitor chose, or None when there is no
+        free seat (the visitor watches)."""
         seat = room.free_seat()
         if seat is None:
             return None
         token = secrets.token_urlsafe(24)
+        others = tuple(s.name for i, s in enumerate(room.slots) if i != seat)
+        room.slots[seat].name, room.slots[seat].nick = self.seat_name(nick, room.slots[seat].name, others)
         room.slots[seat].token = token
         room.slots[seat].left_at = trio.current_time()
         room.touched = time.monotonic()

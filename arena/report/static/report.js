@@ -84,6 +84,7 @@ var arenaI18n = (function () {
     "Seeds": "Семена",
     "deals {a}, match {b}": "раздавания {a}, мач {b}",
     "Duplicate partner": "Двойник",
+    "A replay of your match, deal by deal and trick by trick.": "Записът на мача ви, раздаване по раздаване и взятка по взятка.",
     "none": "няма",
     "; different deals": "; други раздавания",
     "both games side by side": "двете игри една до друга",
@@ -97,7 +98,7 @@ var arenaI18n = (function () {
     "No replay: this arena cannot read the stored rule set.": "Няма запис: тази арена не може да прочете записаните правила.",
     "Every deal of the match (a deal's number opens it in the replay)":
       "Всички раздавания на мача (номерът на раздаване го отваря в записа)",
-    "Dealer": "Раздава", "Trump": "Коз", "Winner": "Победител", "#Game points": "#Точки за играта", "How": "Как",
+    "Dealer": "Раздава", "Trump": "Коз", "Winner": "Победител", "#Game points": "#Точки в мача", "How": "Как",
     "#Card points": "#Точки от картите", "#Tricks": "#Взятки",
     /* the transcripts */
     "Protocol lines as \u201cms direction line\u201d: > referee to bot, < bot to referee, ! a referee note.":
@@ -146,7 +147,9 @@ var arenaI18n = (function () {
     "overlong": "ботът наруши протокола", "encoding": "ботът наруши протокола", "illegal": "непозволен ход",
     "unexpected": "ботът наруши протокола", "tampered": "програмата на бота се промени"
   };
-  var BG_NAME = { human: "човек", host: "домакин", guest: "гост" };
+  var BG_NAME = { human: "Играч", host: "Играч 1", guest: "Играч 2" };  /* as the live table names them */
+  /* in English the report keeps the server's names, but a player's replay (?from=play) names them as the table */
+  var EN_NAME = /[?&]from=play(&|$)/.test(window.location.search || "") ? { human: "Player", host: "Player 1", guest: "Player 2" } : {};
   function t(text, values) {
     var s = lang === "bg" && Object.prototype.hasOwnProperty.call(BG, text) ? BG[text] : text;
     return s.replace(/\{(\w+)\}/g, function (all, k) {
@@ -154,7 +157,8 @@ var arenaI18n = (function () {
     });
   }
   function lookUp(table, w) {
-    return lang === "bg" && typeof w === "string" && Object.prototype.hasOwnProperty.call(table, w) ? table[w] : w;
+    if (lang !== "bg") table = table === BG_NAME ? EN_NAME : {};
+    return typeof w === "string" && Object.prototype.hasOwnProperty.call(table, w) ? table[w] : w;
   }
   /* a reason ("reached 66", as the database writes it) or a termination in the page's language (else as it is) */
   function word(w) {
@@ -476,7 +480,7 @@ var rebuildReplay = (function () {
       }
       return h("div", { cls: "seat", id: p + "seat" + s, "data-seat": String(s) }, [
         h("div", { cls: "seat-head" }, [h("span", { cls: "seat-name", text: bots[s] }), " ",
-          h("span", { cls: "muted", text: T("seat {n}", { n: s }) }), " ", h("span", { cls: "to-move-badge", text: T("to move") })]),
+          h("span", { cls: "muted", text: FOR_PLAYER ? "" : T("seat {n}", { n: s }) }), " ", h("span", { cls: "to-move-badge", text: T("to move") })]),
         h("div", { cls: "hand", id: p + "hand" + s, "aria-label": T("{name}'s hand", { name: bots[s] }) }),
         h("div", { cls: "seat-stats" }, [stat("points", "points", "0"), " ", stat("tricks", "tricks", "0"), " ",
           stat("marriages", "marriages", "\u2013"), " ", stat("match", "score", "0")]),
@@ -923,10 +927,14 @@ var rebuildReplay = (function () {
     status.className = "note";
   }
 
-  /* A replay opened from `arena serve`'s table (?from=play) links back to the server's home page. */
+  /* A replay opened from `arena serve`'s table (?from=play) is a player's: it links back to the server's home
+     page, and speaks of deals, tricks and points, not of the organiser's seeds, pairs, seats and schedule
+     (the report's pages, the transcripts and the navigation to them are left out). */
+  var FOR_PLAYER = /[?&]from=play(&|$)/.test(window.location.search);
   function homeLink() {
     var nav = document.querySelector("header.site nav");
     if (!nav) return;
+    Array.prototype.slice.call(nav.children).forEach(function (c) { c.hidden = true; });
     var link = a("/" + (LANG === "en" ? "" : "?lang=" + LANG), T("\u2190 Home"));
     link.id = "play-home";
     nav.insertBefore(link, nav.firstChild);
@@ -938,6 +946,7 @@ var rebuildReplay = (function () {
     function $(id) { return document.getElementById(id); }
     document.title = T("{a} vs {b} \u00b7 arena", { a: bots[sides[0]], b: bots[sides[1]] });
     var crumbs = [];
+    if (FOR_PLAYER) m = Object.assign({}, m, { prev: null, next: null });
     if (m.prev) crumbs.push(matchLink(m.prev, T("\u2190 previous match")));
     if (m.prev && m.next) crumbs.push(" \u00b7 ");
     if (m.next) crumbs.push(matchLink(m.next, T("next match \u2192")));
@@ -945,13 +954,14 @@ var rebuildReplay = (function () {
     fill($("v-title"), [bots[sides[0]], el("span", "vs", T(" vs ")), bots[sides[1]]]);
     var status = $("v-status");
     status.id = "seating";
-    fill(status, [T("Match "), code(data.id), T(" \u00b7 #{n} in the schedule \u00b7 pair {p}, game {g} \u00b7 {a} has seat 0, {b} seat 1",
+    if (FOR_PLAYER) fill(status, [T("A replay of your match, deal by deal and trick by trick.")]);
+    else fill(status, [T("Match "), code(data.id), T(" \u00b7 #{n} in the schedule \u00b7 pair {p}, game {g} \u00b7 {a} has seat 0, {b} seat 1",
       { n: m.order + 1, p: m.pair_index, g: m.game, a: bots[0], b: bots[1] })]);
     var head = $("v-head"), f = m.forfeit;
     if (f) {
       var p = el("p", "note forfeit");
       p.id = "forfeit";
-      append(p, [el("strong", "", f.bot), f.seat !== null ? T(" (seat {n})", { n: f.seat }) : "", T(" forfeited the match: "),
+      append(p, [el("strong", "", f.bot), f.seat !== null && !FOR_PLAYER ? T(" (seat {n})", { n: f.seat }) : "", T(" forfeited the match: "),
         el("span", "term", W(f.kind)), f.detail ? ", " + f.detail : "",
         f.deal !== null ? T(", in deal {n}.", { n: f.deal + 1 }) : T(", before the first deal.")]);
       if (f.line !== null) append(p, [T(" The line: "), code(f.line), "."]);
@@ -962,7 +972,7 @@ var rebuildReplay = (function () {
     var line = el("div", "scoreline");
     sides.forEach(function (s) {
       var side = el("div", "side" + (m.winner_seat === s ? " winner" : "") + (f && f.seat === s ? " forfeited" : ""));
-      append(side, [el("div", "muted small", T("seat {n}", { n: s })), append(el("div", "name"), [botLink(data, s)]),
+      append(side, [el("div", "muted small", FOR_PLAYER ? "" : T("seat {n}", { n: s })), append(el("div", "name"), [botLink(data, s)]),
         el("div", "big", m.score[s] === null ? "\u2013" : String(m.score[s]))]);
       if (m.winner_seat === s) side.appendChild(el("div", "won", T(f ? "winner by forfeit" : "winner")));
       if (f && f.seat === s) side.appendChild(el("div", "term", T("forfeited: {kind}", { kind: W(f.kind) })));
@@ -978,11 +988,11 @@ var rebuildReplay = (function () {
       : [el("span", "term", W(String(m.reason))), m.terminated_bot ? T(" by {name}", { name: m.terminated_bot }) : ""]));
     facts.appendChild(fact(T("Deals"), [String(m.deals)]));
     facts.appendChild(fact(T("Duration"), [typeof m.duration_s === "number" ? T("{n} s", { n: m.duration_s.toFixed(2) }) : "\u2013"]));
-    facts.appendChild(fact(T("Seeds"), [T("deals {a}, match {b}", { a: m.seeds[0], b: m.seeds[1] })]));
+    if (!FOR_PLAYER) facts.appendChild(fact(T("Seeds"), [T("deals {a}, match {b}", { a: m.seeds[0], b: m.seeds[1] })]));
     var partner = m.partner ? [matchLink(m.partner), " (" + m.partner.result + (m.partner.same ? "" : T("; different deals")) + ")"]
       : [T("none")];
     if (m.partner && m.partner.pair) partner.push(" \u00b7 ", a("pair.html#" + data.file, T("both games side by side"), "pair-link"));
-    facts.appendChild(fact(T("Duplicate partner"), partner));
+    if (!FOR_PLAYER) facts.appendChild(fact(T("Duplicate partner"), partner));
     [0, 1].forEach(function (s) {
       if (m.substitutions[s]) facts.appendChild(fact(T("Random moves for {name}", { name: bots[s] }), [String(m.substitutions[s])]));
     });
@@ -998,7 +1008,7 @@ var rebuildReplay = (function () {
       head.appendChild(section("terms", T("Terminations"), [table(T("Violations in this match"),
         ["Bot", "Kind", "#Deal", "#At", "Detail", "Line"].map(function (x) { return T(x); }), m.terms.map(function (t) {
           var deal = t[3] === null ? "\u2013" : last[t[3]] ? [stepLink(t[3], last[t[3]], String(t[3] + 1))] : String(t[3] + 1);
-          return [T("{name} (seat {n})", { name: t[0], n: t[1] }), [el("span", "term", W(t[2]))], deal, t[4] === null ? null : fmtMs(t[4]),
+          return [FOR_PLAYER ? t[0] : T("{name} (seat {n})", { name: t[0], n: t[1] }), [el("span", "term", W(t[2]))], deal, t[4] === null ? null : fmtMs(t[4]),
             t[5] || "", t[6] === null ? "" : [code(t[6])]];
         }))]));
     }
@@ -1019,7 +1029,7 @@ var rebuildReplay = (function () {
     $("v-deals").appendChild(section("deals", T("Deals"), [table(T("Every deal of the match (a deal's number opens it in the replay)"),
       ["#Deal", "Dealer", "Trump", "Winner", "#Game points", "How", "#Card points", "#Tricks"].map(function (x) { return T(x); }),
       rows, "deals")]));
-    showTranscripts(data);
+    if (!FOR_PLAYER) showTranscripts(data);
   }
 
   /* The lines as `ms direction text`, the ms right-aligned in 10 columns with one decimal. */
@@ -1184,7 +1194,7 @@ var rebuildReplay = (function () {
   document.addEventListener("DOMContentLoaded", function () {
     var loading = [];  /* when every data file is shown (or failed to), <body data-ready="1"> */
     arenaI18n.translatePage();
-    if (/[?&]from=play(&|$)/.test(window.location.search)) homeLink();
+    if (FOR_PLAYER) homeLink();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     var matches = document.getElementById("matches");
     if (matches && document.getElementById("f-bot")) {

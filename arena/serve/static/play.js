@@ -15,6 +15,8 @@
   var state = null, ws = null, clockEnd = null, tries = 0, keyed = [];
   var seenDeals = null, panelTimer = null, trickKey = null, held = null, heldExpired = false, holdTimer = null;
   var shownEvents = { deal: -1, n: -1 };
+  var resultClosed = false, baseTitle = document.title, wasMyTurn = false, beeps = 0, audio = null;
+  var confirmDone = null, confirmFocus = null;
   var $ = function (id) { return document.getElementById(id); };
 
   /* ---------------------------------------------------------------- words */
@@ -34,6 +36,15 @@
   function card(c, extra) { return C.card(c, extra, lang); }
   function mine(seat) { return state && state.seat !== null && state.seat !== undefined && state.seat === seat; }
   function nameOf(seat) { return state.names[seat]; }
+  /* A seat as this page names it: "You" for one's own seat, else the player's chosen name (or the default,
+     "Player 1" / "Player 2", or the bot's name). The one function every sentence about a seat goes through. */
+  function seatName(seat) { return mine(seat) ? T.you_cap : nameOf(seat); }
+  window.arenaSeatName = function (seat) { return state ? seatName(seat) : ""; };
+  /* text whose scores ("3–2") must not break across lines: each score in a no-wrap span */
+  function scoreText(e, t) {
+    fill(e, String(t).split(/(\d+–\d+)/).map(function (part, i) { return i % 2 ? el("span", "nowrap", part) : part; }));
+  }
+  function cap(t) { return t ? t.charAt(0).toUpperCase() + t.slice(1) : t; }
   function reason(r) { return T["r_" + r] || String(r).replace(/-/g, " "); }
   function fill(el, nodes) {
     while (el.firstChild) el.removeChild(el.firstChild);
@@ -51,6 +62,11 @@
   /* an event of the deal as a sentence, subject first */
   function eventText(e) {
     var you = mine(e.seat), o = { name: nameOf(e.seat), points: e.points, card: e.card ? text(e.card) : "" };
+    if (e.kind === "exchange") {  /* the trump card low enough to give for the turned one: 9 (or J) of trumps */
+      var rank = (state.stakes || {}).exchange_rank || "9";
+      o.low = text(rank + state.trump);
+      o.word = T["low_" + rank] || "";
+    }
     switch (e.kind) {
       case "marriage": o.cards = pair(e.card); return phrase(e.points ? "ev_marriage" : "ev_marriage_void", you, null, o);
       case "draw": return phrase(e.card ? "ev_draw" : "ev_draw_hidden", you, null, o);
@@ -67,7 +83,9 @@
       var m = JSON.parse(e.data);
       if (m.type === "state") {
         // a person's seat is named host, guest or human (the database's names): shown in the page's language
-        m.names = (m.names || []).map(function (n, i) { return m.bots && m.bots[i] ? n : T["who_" + n] || n; });
+        m.names = (m.names || []).map(function (n, i) {
+          return (m.bots && m.bots[i]) || (m.named && m.named[i]) ? n : T["who_" + n] || n;
+        });
         state = m; hideError(); render();
         game.setAttribute("data-version", String(Number(game.getAttribute("data-version") || 0) + 1));
       }
@@ -91,23 +109,76 @@
   function hideError() { $("error").hidden = true; }
 
   /* ---------------------------------------------------------------- moves */
-  function actionButton(token, label, cls) {
+  function actionButton(token, label, cls, onClick) {
     var b = document.createElement("button");
     b.type = "button";
     if (cls) b.className = cls;
     b.setAttribute("data-action", token);
     if (typeof label === "string") b.textContent = label; else b.appendChild(label);
-    b.addEventListener("click", function () { send(token); });
+    b.addEventListener("click", onClick || function () { send(token); });
     return b;
   }
+  /* Every button names what it does with which cards: "Lead Q♣, announce 40", "Give 9♦ for A♦",
+     "Declare 66 (you have 34: below 66 the opponent scores 2)". */
   function actionLabel(token) {
-    var kind = token.split(":")[0], c = token.split(":")[1];
+    var kind = token.split(":")[0], c = token.split(":")[1], st = state.stakes || {};
     if (kind === "marry") {  /* what it would score now: a void one (no trick yet, in Sixty-Six) says so */
       var points = (state.values || {})[token];
-      return fmt(points === 0 ? T.marry_void : T.marry, { cards: pair(c), points: points });
+      var value = c.charAt(1) === state.trump ? st.trump_marriage_points : st.marriage_points;
+      return fmt(points === 0 ? T.marry_void : T.marry, { card: text(c), cards: pair(c), points: points, value: value });
+    }
+    if (kind === "exchange") {
+      var rank = st.exchange_rank || "9";
+      return fmt(T["exchange_" + rank] || T.exchange, { low: text(rank + state.trump), card: state.trump_card ? text(state.trump_card) : "" });
+    }
+    if (kind === "declare") {
+      var d = declaring();
+      return fmt(d.safe ? T.declare : d.tricks ? T.declare_low : T.declare_no_trick, { n: d.points, gp: st.wrong_declaration });
     }
     return T[kind] || token;
   }
+  /* a declaration wins only with a trick and 66 (the engine's rule, Deal._declare); else it gives the deal away */
+  function declaring() {
+    var me = state.seat, pts = state.points ? state.points[me] : 0, tricks = state.tricks ? state.tricks[me] : 0;
+    return { points: pts, tricks: tricks, safe: tricks > 0 && pts >= 66 };
+  }
+  /* what a click on an action does: an action that ends or risks the deal asks once first */
+  function actionClick(token) {
+    var kind = token.split(":")[0], st = state.stakes || {};
+    if (kind === "declare" && !declaring().safe) {
+      var d = declaring();
+      return function () {
+        ask(fmt(d.tricks ? T.confirm_declare : T.confirm_declare_no_trick, { n: d.points, gp: st.wrong_declaration }),
+            T.confirm_declare_yes, function () { send(token); });
+      };
+    }
+    if (kind === "close") {
+      return function () { ask(fmt(T.confirm_close, { gp: st.failed_close }), T.confirm_close_yes, function () { send(token); }); };
+    }
+    return null;
+  }
+  /* the in-page question: a small dialog (Escape or Cancel keeps playing); `alt`: a second choice */
+  function ask(question, yes, onYes, alt, onAlt) {
+    var box = $("confirm");
+    $("confirm-text").textContent = question;
+    $("confirm-yes").textContent = yes;
+    $("confirm-alt").hidden = !alt;
+    $("confirm-alt").textContent = alt || "";
+    confirmDone = { yes: onYes, alt: onAlt };
+    confirmFocus = document.activeElement;
+    box.hidden = false;
+    $("confirm-no").focus();
+  }
+  function answer(which) {
+    var done = confirmDone;
+    confirmDone = null;
+    $("confirm").hidden = true;
+    if (confirmFocus && confirmFocus.focus && document.body.contains(confirmFocus)) confirmFocus.focus();
+    if (done && which && done[which]) done[which]();
+  }
+  $("confirm-yes").addEventListener("click", function () { answer("yes"); });
+  $("confirm-alt").addEventListener("click", function () { answer("alt"); });
+  $("confirm-no").addEventListener("click", function () { answer(null); });
 
   /* ---------------------------------------------------------------- the table */
   function played(p, extra, first) {
@@ -150,7 +221,7 @@
     $("watching").hidden = player;  /* the status says whose turn it is: a spectator is told once more it watches */
 
     /* who sits where, who leads, who is to play */
-    $("name-me").textContent = nameOf(view) + (player ? " (" + T.you + ")" : "");
+    $("name-me").textContent = seatName(view);
     $("name-them").textContent = nameOf(other);
     [[view, "seat-me"], [other, "seat-them"]].forEach(function (p) {
       var box = $(p[1]);
@@ -200,14 +271,21 @@
     fill($("last-trick"), last ? trickNodes(last.cards, last.winner).concat([el("span", "small",
       phrase("took_it", mine(last.winner), null, { name: nameOf(last.winner), points: last.points }))]) : [T.no_trick]);
     var score = s.score || [0, 0];
-    $("match-score").textContent = T.match + " " + nameOf(view) + " " + score[view] + "–" + score[other] + " " +
-      nameOf(other) + (s.target ? " (" + fmt(T.target, { n: s.target }) + ")" : "") + (s.deal ? " · " + fmt(T.deal, { n: s.deal }) : "");
+    scoreText($("match-score"), T.match + " " + fmt(T.score_line, { a: seatName(view), sa: score[view], sb: score[other],
+      b: nameOf(other) }) + (s.target ? " (" + fmt(T.target, { n: s.target }) + ")" : "") + (s.deal ? " · " + fmt(T.deal, { n: s.deal }) : ""));
 
     /* my hand and my moves */
     var hand = player ? (s.hand || []).map(function (c) {
       var token = "play:" + c;
       if (legal.indexOf(token) >= 0) {
-        var b = actionButton(token, card(c), "cardbutton");
+        var marry = "marry:" + c, onClick = null;
+        if (legal.indexOf(marry) >= 0) {  /* the player chooses the card of the marriage by tapping it */
+          onClick = function () {
+            ask(fmt(T.marry_choice, { card: text(c) }), actionLabel(marry), function () { send(marry); },
+                fmt(T.marry_plain, { card: text(c) }), function () { send(token); });
+          };
+        }
+        var b = actionButton(token, card(c), "cardbutton", onClick);
         b.setAttribute("aria-label", fmt(T.play, { card: text(c) }));
         return b;
       }
@@ -215,7 +293,7 @@
     }) : seatHand(view, s);
     fill($("hand"), hand);
     var extra = legal.filter(function (t) { return t.indexOf("play:") !== 0; }).map(function (t) {
-      return actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "");
+      return actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "", actionClick(t));
     });
     fill($("actions"), extra);
     /* numbered in reading order, the hand's cards first, so the numbers run 1, 2, 3 across the screen */
@@ -232,7 +310,9 @@
     else if (legal.length) status = T.your_turn;
     else if (s.to_move !== null && s.to_move !== undefined && s.deal) status = mine(s.to_move) ? T.your_turn : fmt(T.their_turn, { name: nameOf(s.to_move) });
     else status = T.starting;  /* (a spectator is told it watches by #watching) */
-    $("status").textContent = status;
+    scoreText($("status"), status);
+    turnSignal(legal.length > 0);
+    if ($("share")) $("share").hidden = s.phase !== "waiting";
     var lead = $("your-move");
     if (lead) lead.textContent = legal.length ? (s.table && s.table.length ? fmt(T.your_answer, { name: nameOf(other) }) : T.your_lead) : "";
 
@@ -241,7 +321,9 @@
     matchPanel(s);
 
     fill($("deals"), (s.deals || []).map(function (d) {
-      return el("li", "", dealLine(d));
+      var li = el("li", "");
+      scoreText(li, dealLine(d));
+      return li;
     }));
     fill($("log"), (s.log || []).map(function (e) { return el("li", "", eventText(e)); }));
   }
@@ -278,8 +360,10 @@
      are more than 1 when they are (the engine's game_points_why: the loser took no trick, had under 33, ...) */
   function dealWhy(d) {
     var closer = d.closed_by;
+    var who = d.reason === "wrong-declaration" ? 1 - d.winner : d.winner;  /* the subject of the reason */
     var why = d.reason === "failed-close" && closer !== null && closer !== undefined
-      ? phrase("why_failed_close", mine(closer), null, { name: nameOf(closer) }) : reason(d.reason);
+      ? phrase("why_failed_close", mine(closer), null, { name: nameOf(closer) })
+      : ("r_" + d.reason) in T ? phrase("r_" + d.reason, mine(who), null, { name: nameOf(who) }) : reason(d.reason);
     var loser = 1 - d.winner;
     if (d.why_points) why += "; " + phrase("gp_" + d.why_points, mine(loser), null, { name: nameOf(loser), n: d.schneider_below });
     return why;
@@ -288,7 +372,7 @@
   function dealLine(d) {
     var view = mine(1) ? 1 : 0, other = 1 - view;
     var won = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
-    return fmt(T.deal_line, { n: d.deal, won: won, reason: dealWhy(d), a: mine(view) ? T.you_cap : nameOf(view),
+    return fmt(T.deal_line, { n: d.deal, won: won, reason: dealWhy(d), a: seatName(view),
       pa: d.points[view], b: nameOf(other), pb: d.points[other] });
   }
 
@@ -309,10 +393,10 @@
   function fillDeal(d) {
     $("deal-title").textContent = fmt(T.deal_over, { n: d.deal });
     $("deal-won").textContent = phrase("deal_won", mine(d.winner), d.game_points, { name: nameOf(d.winner), gp: d.game_points });
-    $("deal-why").textContent = fmt(T.why, { reason: dealWhy(d) });
+    $("deal-why").textContent = cap(fmt(T.why, { reason: dealWhy(d) }));
     var view = mine(1) ? 1 : 0;
     [view, 1 - view].forEach(function (seat, col) {
-      $("deal-name" + col).textContent = nameOf(seat) + (mine(seat) ? " (" + T.you + ")" : "");
+      $("deal-name" + col).textContent = seatName(seat);
       $("deal-points" + col).textContent = String(d.points[seat]);
       $("deal-tricks" + col).textContent = String(d.tricks[seat]);
       $("deal-score" + col).textContent = String(d.score[seat]);
@@ -324,17 +408,35 @@
     $("deal-panel").hidden = true;
   }
   $("deal-continue").addEventListener("click", closePanel);
+  $("deal-close").addEventListener("click", closePanel);
+  /* the match-end panel closes too (the deals and the log beneath stay), and opens again from its button */
+  function closeResult() {
+    if ($("result-box").hidden) return false;
+    resultClosed = true;
+    $("result-box").hidden = true;
+    $("show-result").hidden = false;
+    $("show-result").focus();
+    return true;
+  }
+  $("result-close").addEventListener("click", closeResult);
+  $("show-result").addEventListener("click", function () {
+    resultClosed = false;
+    $("show-result").hidden = true;
+    if (state) render();
+    $("result-close").focus();
+  });
 
   /* the match-end panel: the result, the last deal, a rematch and the replay */
   function matchPanel(s) {
     var box = $("result-box");
-    box.hidden = !s.result;
+    box.hidden = !s.result || resultClosed;
+    $("show-result").hidden = !(s.result && resultClosed);
     if (!s.result) return;
     closePanel();
-    $("result").textContent = resultText(s);
+    scoreText($("result"), resultText(s));
     var deals = s.deals || [];
     var d = deals.length ? deals[deals.length - 1] : null;
-    $("result-deal").textContent = d ? dealLine(d) : "";
+    scoreText($("result-deal"), d ? dealLine(d) : "");
     fill($("result-last"), d && d.last_trick ? trickNodes(d.last_trick.cards, d.last_trick.winner) : []);
     if (s.replay) {  /* the replay viewer speaks the page's language (?lang=) and links back here (?from=play) */
       $("replay").href = s.replay.replace("#", "?from=play" + (lang === "en" ? "" : "&lang=" + lang) + "#");
@@ -371,6 +473,61 @@
   }
   setInterval(tick, 250);
 
+  /* your turn: the tab's title says so, and a short tone sounds (WebAudio, no file) unless switched off */
+  function soundOn() { try { return localStorage.getItem("arena.sound") !== "off"; } catch (e) { return true; } }
+  function showSound() {
+    var b = $("sound"), on = soundOn();
+    b.setAttribute("aria-pressed", on ? "true" : "false");
+    b.textContent = b.getAttribute(on ? "data-on" : "data-off");
+  }
+  $("sound").addEventListener("click", function () {
+    try { localStorage.setItem("arena.sound", soundOn() ? "off" : "on"); } catch (e) { /* private mode */ }
+    showSound();
+  });
+  showSound();
+  function unlockAudio() {  /* a browser lets a page sound only after the person touched it */
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!audio && Ctx) { try { audio = new Ctx(); } catch (e) { audio = null; } }
+    if (audio && audio.state === "suspended") audio.resume();
+  }
+  document.addEventListener("pointerdown", unlockAudio);
+  document.addEventListener("keydown", unlockAudio);
+  function beep() {
+    beeps += 1;
+    game.setAttribute("data-beeps", String(beeps));
+    if (!audio) return;
+    var t = audio.currentTime, osc = audio.createOscillator(), gain = audio.createGain();
+    osc.type = "sine";
+    osc.frequency.setValueAtTime(660, t);
+    osc.frequency.setValueAtTime(880, t + 0.09);
+    gain.gain.setValueAtTime(0.0001, t);
+    gain.gain.exponentialRampToValueAtTime(0.2, t + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.22);
+    osc.connect(gain);
+    gain.connect(audio.destination);
+    osc.start(t);
+    osc.stop(t + 0.25);
+  }
+  function turnSignal(myTurn) {
+    document.title = myTurn ? T.title_turn + " — " + baseTitle : baseTitle;
+    if (myTurn && !wasMyTurn && soundOn()) beep();
+    wasMyTurn = myTurn;
+  }
+  if ($("copy-link")) $("copy-link").addEventListener("click", function () {
+    var b = this, link = $("room-link").textContent;
+    function done() { b.textContent = b.getAttribute("data-done"); }
+    function fallback() {
+      var range = document.createRange();
+      range.selectNodeContents($("room-link"));
+      var sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      try { if (document.execCommand("copy")) done(); } catch (e) { /* selected: the person copies it */ }
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(link).then(done, fallback);
+    else fallback();
+  });
+
   $("show-last").addEventListener("click", function () {
     var box = $("last-trick"), open = box.hidden;
     box.hidden = !open;
@@ -381,7 +538,13 @@
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     var t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
-    if (e.key === "Escape") { closePanel(); return; }
+    if (e.key === "Escape") {  /* the question first, then the deal-end panel, then the match-end panel */
+      if (!$("confirm").hidden) answer(null);
+      else if (!$("deal-panel").hidden) closePanel();
+      else closeResult();
+      return;
+    }
+    if (!$("confirm").hidden) return;  /* no move behind the question's back */
     if (/^[1-9]$/.test(e.key)) {
       var b = keyed[Number(e.key) - 1];
       if (b) { e.preventDefault(); b.click(); }
