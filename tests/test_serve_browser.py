@@ -176,7 +176,7 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         kind, _, card = token.partition(":")
         if kind == "marry":
             button = mover.locator(f'button[data-action="{token}"]')
-            assert re.fullmatch(r"Marriage [KQ]. [KQ]. \+(20|40)", button.inner_text()), button.inner_text()
+            assert re.fullmatch(r"Lead [KQ]., announce (20|40)", button.inner_text()), button.inner_text()
         if mover is host and not moves:  # a desktop shows each move's key
             assert mover.evaluate(KEY_SHOWN) != "none"
         for p in everyone:
@@ -186,6 +186,8 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
             mover.keyboard.press(str(index)) if index <= 9 else mover.click(f'button[data-action="{token}"]')
         else:
             mover.click(f'button[data-action="{token}"]')
+        if mover.is_visible("#confirm"):  # a close asks first; a card of a marriage asks whether to announce it
+            mover.click("#confirm-alt" if kind == "play" else "#confirm-yes")
         start = time.time()
         # at once on both players' pages and the spectator's
         took.append(max(shown_at(p, card or f"announce:{kind}") for p in everyone) - start)
@@ -198,13 +200,13 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
         if kind == "marry":  # announced on the other player's table, with its points
             marriages += 1
             text = other.inner_text("#announce")
-            assert re.match(r"(host|guest) (declared|showed) a marriage: K. Q. ", text), text
+            assert re.match(r"(Player 1|Player 2) (declared|showed) a marriage: K. Q. ", text), text
             assert other.get_attribute("#announce", "data-kind") == "marriage"
         elif kind in ("exchange", "close"):  # and the opponent's exchange and close too, by name
             closes += kind == "close"
             exchanges += kind == "exchange"
             text = other.inner_text("#announce")
-            want = r"(host|guest) (exchanged the trump card and took (10|[AKQJ9]).|closed the talon)"
+            want = r"(Player 1|Player 2) (gave 9. for (10|[AKQJ9]).|closed the talon)"
             assert re.fullmatch(want, text), text
         moves += 1
         for p in players:
@@ -214,20 +216,20 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
                 p.wait_for_function("d => +document.getElementById('game').dataset.deal > d", arg=deal)
                 assert p.locator("#table .card").count() == 0, p.inner_text("#table")
                 names = [p.inner_text("#deal-name0"), p.inner_text("#deal-name1")]
-                assert sorted(n.replace(" (you)", "") for n in names) == ["guest", "host"], names
+                assert sorted(names) in (["Player 1", "You"], ["Player 2", "You"]), names
                 won = p.inner_text("#deal-won")
-                assert re.fullmatch(r"(You|host|guest) won [123] game points?", won), won
+                assert re.fullmatch(r"(You|Player 1|Player 2) won [123] game points?", won), won
                 # why, and why that many game points: 2 and 3 say what the loser lacked
                 why = p.inner_text("#deal-why")
                 assert why.startswith("Why: "), why
                 if "won 2 " in won and "did not reach 66" not in why:
-                    assert re.search(r"; (you have|host has|guest has) fewer than 33 points$", why), why
+                    assert re.search(r"; (you have|Player 1 has|Player 2 has) fewer than 33 points$", why), why
                 if "won 3 " in won and "without having it" not in why:
-                    assert re.search(r"; (you|host|guest) took no trick$", why), why
+                    assert re.search(r"; (you|Player 1|Player 2) took no trick$", why), why
                 assert p.locator("#deal-last .card").count() == 2
     for line in host.eval_on_selector_all("#deals li", "ls => ls.map(l => l.textContent)"):  # each deal's why
-        if re.search(r"won [23] game points \((?!\w+ closed the talon)", line):
-            assert re.search(r"; (you have|guest has) fewer than 33 points\)|; (you|guest) took no trick\)", line), line
+        if re.search(r"won [23] game points \((?!(you|Player 2) closed the talon)", line):
+            assert re.search(r"; (you have|Player 2 has) fewer than 33 points\)|; (you|Player 2) took no trick\)", line), line
     for p in everyone:
         p.wait_for_selector("#result-box:not([hidden])")
         assert re.search(r"won the match \d+–\d+", p.inner_text("#result"))
@@ -289,7 +291,8 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
             tricks = int(page.inner_text("#stat-me strong >> nth=1"))
             for label in page.eval_on_selector_all("button.marry", "bs => bs.map(b => b.textContent)"):
                 void += not tricks  # what it would score now: in Sixty-Six nothing before the first trick
-                want = r"Marriage K. Q. \(no points: no trick yet\)" if not tricks else r"Marriage K. Q. \+(20|40)"
+                want = (r"Lead [KQ]., show (20|40) \(no points: no trick yet\)" if not tricks
+                        else r"Lead [KQ]., announce (20|40)")
                 assert re.fullmatch(want, label), (tricks, label)
             version = _version(page)
             declare = page.locator('button[data-action="declare"]')
@@ -304,6 +307,8 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
                 page.tap("#show-last")
                 assert page.is_hidden("#last-trick")
             (declare if right else page.locator(".hand button[data-action], #actions button[data-action]").first).tap()
+            if page.is_visible("#confirm"):  # the card of a marriage: led without announcing it
+                page.tap("#confirm-alt")
             taps += 1
             page.wait_for_function(  # the move was taken: a newer state
                 "v => +document.getElementById('game').dataset.version > v", arg=version)
@@ -374,8 +379,8 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     page.click("#quick-play")
     page.wait_for_url("**/room/*")
     page.wait_for_selector("button[data-action]")
-    assert page.inner_text("#status") == "Ваш ред е"
-    assert page.inner_text("#name-me") == "човек (вие)"  # the person's seat name too, not "human (вие)"
+    assert page.inner_text("#status") == "Вие сте на ход"
+    assert page.inner_text("#name-me") == "Вие"  # the person's own seat: not "human (вие)", nor "човек (вие)"
     ranks = set(page.eval_on_selector_all(".board .card .rank", "rs => rs.map(r => r.textContent)"))
     assert ranks and ranks <= {"А", "10", "К", "Д", "В", "9"}, ranks  # Cyrillic letters, 10 stays 10
     code = page.inner_text("#room-code")
@@ -384,7 +389,7 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
         if page.is_visible("#deal-panel") and not checked_panel:
             checked_panel = True
             won = page.inner_text("#deal-won")
-            assert re.fullmatch(r"(Вие спечелихте|random спечели) [123] точк(а|и) за играта", won), won
+            assert re.fullmatch(r"(Вие спечелихте|random спечели) [123] точк(а|и)", won), won
             why = page.inner_text("#deal-why")  # why that many: what the loser lacked, in its verb form
             if " 2 точки" in won and "до 66" not in why:
                 assert re.search(r"; (вие имате|random има) под 33 точки$", why), why
@@ -394,6 +399,8 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
             page.keyboard.press("Escape")  # (a click would wait for a panel that may have closed by itself)
         version = _version(page)
         page.keyboard.press("1")
+        if page.is_visible("#confirm"):  # the card of a marriage: led without announcing it
+            page.click("#confirm-alt")
         page.wait_for_function("v => +document.getElementById('game').dataset.version > v || "
                                "!document.getElementById('result-box').hidden", arg=version)
         page.wait_for_selector("button[data-action], #result-box:not([hidden])")
@@ -407,7 +414,7 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     page.wait_for_url("**/replay/santase/match.html?from=play&lang=bg#*")
     page.wait_for_selector("body[data-ready='1'] #r-hand0 .card")
     assert page.get_attribute("html", "lang") == "bg"
-    assert page.inner_text("#h-replay") == "Запис" and "човек" in page.inner_text("h1")  # the person's seat too
+    assert page.inner_text("#h-replay") == "Запис" and "Играч" in page.inner_text("h1")  # the person's seat too
     assert page.inner_text("#play-home") == "← Начало" and page.get_attribute("#play-home", "href") == "/?lang=bg"
     # the match's id ("quick-…") is a name, as the room's code is
     bots |= {w.lower() for w in re.findall(r"[A-Za-z]+", page.url.split("#", 1)[1])}
@@ -422,7 +429,7 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
         assert not found, (label, found)
     assert len(seen) > 20 and page.is_disabled("#r-next")
     told = "\n".join(labels)
-    assert re.search(r"(човек|random) изигра .*(човек|random) взе взятката \(\+\d+\)", told), told
+    assert re.search(r"(Играч|random) изигра .*(Играч|random) взе взятката \(\+\d+\)", told), told
     assert "Раздаването свърши: " in told and "точк" in told, told
     ranks = set(page.eval_on_selector_all("#replay .card .rank", "rs => rs.map(r => r.textContent)"))
     assert ranks and ranks <= {"А", "10", "К", "Д", "В", "9"}, ranks
@@ -445,8 +452,8 @@ def test_bulgarian_pages_have_no_english_word(server: Server, pages: Pages) -> N
     assert dict(zip(reasons, said, strict=True)) == reasons
     forfeited = page.evaluate("""() => [["human", 3, "random", "timeout"], ["random", 1, "human", "disconnect"],
                                         [null, null, null, null]].map(arenaI18n.forfeitNote)""")
-    assert forfeited == [" Раздаването свърши служебно; човек получава 3 точки за играта "
+    assert forfeited == [" Раздаването свърши служебно; Играч получава 3 точки "
                          "(random: на играч му изтече времето).",
-                         " Раздаването свърши служебно; random получава 1 точка за играта (човек: играч напусна).",
+                         " Раздаването свърши служебно; random получава 1 точка (Играч: играч напусна).",
                          " Раздаването свърши служебно."]
     assert not pages.errors and not pages.outside

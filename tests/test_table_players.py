@@ -60,9 +60,9 @@ PHRASES: dict[str, tuple[str, str]] = {
     "continue": ("Continue", "Продължете"),
     "deal_won": ("{name} won {gp} game points", "{name} спечели {gp} точки"),
     "deal_won_one_you": ("You won 1 game point", "Вие спечелихте 1 точка"),
-    "r_reached-66": ("{name} reached 66", "{name} стигна 66"),
-    "r_reached-66_you": ("you reached 66", "вие стигнахте 66"),
-    "r_wrong-declaration_you": ("you declared 66 without having it", "вие обявихте 66, без да ги имате"),
+    "why_reached-66": ("{name} reached 66", "{name} стигна 66"),
+    "why_reached-66_you": ("you reached 66", "вие стигнахте 66"),
+    "why_wrong-declaration_you": ("you declared 66 without having it", "вие обявихте 66, без да ги имате"),
     "ev_exchange": ("{name} gave {low} for {card}", "{name} смени {word} ({low}) и взе {card}"),
     "log": ("Game log", "Ход на играта"),
     "result_win": ("You won the match {a}–{b}.", "Вие спечелихте мача {a}–{b}."),
@@ -88,7 +88,7 @@ def test_both_languages_say_the_table_as_one_list() -> None:
                 continue
             assert not re.search(rf"(?<!\w){word}(?!\w)", text), (key, word, text)
     assert phrase("bg", "deal_won", True, 1, gp=1) == "Вие спечелихте 1 точка"
-    assert phrase("en", "r_wrong-declaration", True, name="x") == "you declared 66 without having it"
+    assert phrase("en", "why_wrong-declaration", True, name="x") == "you declared 66 without having it"
 
 
 def test_the_rules_page_says_what_the_table_does() -> None:
@@ -232,8 +232,8 @@ def test_declaring_below_66_asks_once_and_the_panels_close(server: Server, pages
     declare.tap()
     page.tap("#confirm-yes")  # the declaration, confirmed: the deal is the opponent's
     page.wait_for_selector("#deal-panel:not([hidden])")
-    assert page.inner_text("#deal-why") == phrase(lang, "r_wrong-declaration", True).capitalize() if lang == "bg" \
-        else page.inner_text("#deal-why") == "Why: " + phrase(lang, "r_wrong-declaration", True)
+    assert page.inner_text("#deal-why") == phrase(lang, "why_wrong-declaration", True).capitalize() if lang == "bg" \
+        else page.inner_text("#deal-why") == "Why: " + phrase(lang, "why_wrong-declaration", True)
     if lang == "en":
         page.tap("#deal-close")  # the deal-end panel closes by its button …
     else:

@@ -29,8 +29,8 @@ var arenaI18n = (function () {
     " for the turned ": " с обърнатия коз ",
     "{name} closes the talon. ": "{name} затвори талона. ",
     "{name} declares 66 with {n} points. ": "{name} обяви 66 с {n} точки. ",
-    "Deal over: {name} wins {n} game point ({why}). ": "Раздаването свърши: {name} спечели {n} точка за играта ({why}). ",
-    "Deal over: {name} wins {n} game points ({why}). ": "Раздаването свърши: {name} спечели {n} точки за играта ({why}). ",
+    "Deal over: {name} wins {n} game point ({why}). ": "Раздаването свърши: {name} спечели {n} точка ({why}). ",
+    "Deal over: {name} wins {n} game points ({why}). ": "Раздаването свърши: {name} спечели {n} точки ({why}). ",
     /* the board */
     "seat {n}": "място {n}",
     "to move": "на ход",
@@ -67,7 +67,7 @@ var arenaI18n = (function () {
     ", before the first deal.": ", преди първото раздаване.",
     " The line: ": " Редът: ",
     " {name} wins by forfeit; the game points below are those when the match ended.":
-      " {name} печели служебно; точките за играта по-долу са тези от края на мача.",
+      " {name} печели служебно; точките в мача по-долу са тези от края на мача.",
     "See it in the replay": "Вижте го в записа",
     "winner": "победител",
     "winner by forfeit": "победител служебно",
@@ -138,9 +138,9 @@ var arenaI18n = (function () {
   /* the reasons a deal or a match ended (the live table's r_*), the termination kinds, and the names the
      server gives a person's seat */
   var BG_WORD = {
-    "reached-66": "достигнати 66", "declared-66": "обявени 66", "closed-and-reached-66": "затворен талон и достигнати 66",
-    "closed-and-declared-66": "затворен талон и обявени 66", "failed-close": "талонът е затворен, без да се стигне 66",
-    "wrong-declaration": "обявени 66, без да са събрани", "last-trick": "никой не стигна 66; реши последната взятка",
+    "reached-66": "66 точки", "declared-66": "обява на 66", "closed-and-reached-66": "затваряне и 66 точки",
+    "closed-and-declared-66": "затваряне и обява на 66", "failed-close": "затваряне без 66",
+    "wrong-declaration": "обява на 66 без 66 точки", "last-trick": "никой не стигна 66; реши последната взятка",
     "more-points": "никой не стигна 66; решиха повечето точки", "forfeit": "служебна загуба",
     "target": "целта е достигната", "disconnect": "играч напусна", "timeout": "на играч му изтече времето",
     "crash": "ботът се срина", "handshake": "ботът не тръгна както трябва", "malformed": "ботът наруши протокола",
@@ -195,7 +195,7 @@ var arenaI18n = (function () {
     var gets = f[0], gp = f[1], bot = f[2], kind = f[3];
     if (lang === "bg") {
       return " Раздаването свърши служебно" +
-        (gets === null ? "" : "; " + lookUp(BG_NAME, gets) + " получава " + gp + (gp === 1 ? " точка" : " точки") + " за играта") +
+        (gets === null ? "" : "; " + lookUp(BG_NAME, gets) + " получава " + gp + (gp === 1 ? " точка" : " точки")) +
         (kind === null ? "" : " (" + (bot === null ? "" : lookUp(BG_NAME, bot) + ": ") + word(kind) + ")") + ".";
     }
     return " Deal over: forfeited" + (gets === null ? "" : "; " + gets + " gets " + gp + " game point" + (gp === 1 ? "" : "s")) +

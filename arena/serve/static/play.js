@@ -363,7 +363,7 @@
     var who = d.reason === "wrong-declaration" ? 1 - d.winner : d.winner;  /* the subject of the reason */
     var why = d.reason === "failed-close" && closer !== null && closer !== undefined
       ? phrase("why_failed_close", mine(closer), null, { name: nameOf(closer) })
-      : ("r_" + d.reason) in T ? phrase("r_" + d.reason, mine(who), null, { name: nameOf(who) }) : reason(d.reason);
+      : ("why_" + d.reason) in T ? phrase("why_" + d.reason, mine(who), null, { name: nameOf(who) }) : reason(d.reason);
     var loser = 1 - d.winner;
     if (d.why_points) why += "; " + phrase("gp_" + d.why_points, mine(loser), null, { name: nameOf(loser), n: d.schneider_below });
     return why;
