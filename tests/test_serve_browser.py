@@ -229,7 +229,8 @@ def test_a_room_match_to_its_end_every_move_on_every_page(server: Server, pages:
                 assert p.locator("#deal-last .card").count() == 2
     for line in host.eval_on_selector_all("#deals li", "ls => ls.map(l => l.textContent)"):  # each deal's why
         if re.search(r"won [23] game points \((?!(you|Player 2) closed the talon)", line):
-            assert re.search(r"; (you have|Player 2 has) fewer than 33 points\)|; (you|Player 2) took no trick\)", line), line
+            want = r"; (you have|Player 2 has) fewer than 33 points\)|; (you|Player 2) took no trick\)"
+            assert re.search(want, line), line
     for p in everyone:
         p.wait_for_selector("#result-box:not([hidden])")
         assert re.search(r"won the match \d+–\d+", p.inner_text("#result"))

@@ -193,7 +193,8 @@ def play_plainly(page: Any) -> None:
 def touch_and_layout(page: Any, width: int) -> None:
     """Every visible button of the table at least 44×44 px; the score on one line; nothing wider than the screen."""
     small = page.evaluate("""() => [...document.querySelectorAll('#game button')].filter(b => b.getClientRects().length)
-        .map(b => [b.id || b.dataset.action || b.textContent, b.getBoundingClientRect().width, b.getBoundingClientRect().height])
+        .map(b => [b.id || b.dataset.action || b.textContent, b.getBoundingClientRect().width,
+                   b.getBoundingClientRect().height])
         .filter(x => x[1] < 44 || x[2] < 44)""")
     assert not small, small
     score = page.evaluate("""() => [...document.querySelectorAll('#match-score .nowrap')]
@@ -264,7 +265,8 @@ def test_declaring_below_66_asks_once_and_the_panels_close(server: Server, pages
     page.wait_for_url("**/replay/sixty-six/match.html?from=play*")
     page.wait_for_selector("body[data-ready='1'] #r-hand0 .card")
     words = page.inner_text("body")
-    jargon = r"seed|pair|seat|partner|schedule|transcript" if lang == "en" else r"семена|двойк|двойник|програмата|място|протокол"
+    jargon = (r"seed|pair|seat|partner|schedule|transcript" if lang == "en"
+              else r"семена|двойк|двойник|програмата|място|протокол")
     assert not re.search(jargon, words, re.IGNORECASE), re.search(jargon, words, re.IGNORECASE)
     assert not pages.errors, pages.errors
 

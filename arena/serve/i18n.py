@@ -145,9 +145,11 @@ _STRINGS: dict[str, dict[str, str]] = {
         "close_panel": "Close",
         "cancel": "Cancel",
         "confirm_close_yes": "Close the talon",
-        "confirm_close": "Close the talon? Nobody draws any more and the follow rules hold. If you do not reach 66 first, the opponent scores {gp} game points.",
+        "confirm_close": "Close the talon? Nobody draws any more and the follow rules hold. If you do not reach 66 "
+                         "first, the opponent scores {gp} game points.",
         "confirm_declare_yes": "Declare 66 anyway",
-        "confirm_declare_no_trick": "You have not taken a trick yet. Declaring 66 now ends the deal: the opponent scores {gp} game points.",
+        "confirm_declare_no_trick": "You have not taken a trick yet. Declaring 66 now ends the deal: the opponent "
+                                    "scores {gp} game points.",
         "confirm_declare": "You have {n} points. Declaring 66 now ends the deal: the opponent scores {gp} game points.",
         "declare_no_trick": "Declare 66 (you have {n} and no trick: the opponent scores {gp})",
         "declare_low": "Declare 66 (you have {n}: below 66 the opponent scores {gp})",
@@ -406,10 +408,13 @@ _STRINGS: dict[str, dict[str, str]] = {
         "close_panel": "Затваряне",
         "cancel": "Отказ",
         "confirm_close_yes": "Затворете талона",
-        "confirm_close": "Да затворите ли талона? Никой не тегли повече и важат правилата за отговор. Ако не стигнете първи 66, противникът получава {gp} точки.",
+        "confirm_close": "Да затворите ли талона? Никой не тегли повече и важат правилата за отговор. Ако не стигнете "
+                         "първи 66, противникът получава {gp} точки.",
         "confirm_declare_yes": "Обявете 66 въпреки това",
-        "confirm_declare_no_trick": "Още нямате взятка. Ако обявите 66 сега, раздаването свършва и противникът получава {gp} точки.",
-        "confirm_declare": "Имате {n} точки. Ако обявите 66 сега, раздаването свършва и противникът получава {gp} точки.",
+        "confirm_declare_no_trick": "Още нямате взятка. Ако обявите 66 сега, раздаването свършва и противникът "
+                                    "получава {gp} точки.",
+        "confirm_declare": "Имате {n} точки. Ако обявите 66 сега, раздаването свършва и противникът получава {gp} "
+                           "точки.",
         "declare_no_trick": "Обявете 66 (имате {n} и нямате взятка: противникът получава {gp})",
         "declare_low": "Обявете 66 (имате {n}: под 66 противникът получава {gp})",
         "exchange_J": "Сменете валето: {low} за {card}",
@@ -701,7 +706,8 @@ def rules_sections(r: RuleSet, lang: str) -> list[tuple[str, list[str]]]:
             + f" ({r.no_66_game_points} точк{'а' if r.no_66_game_points == 1 else 'и'})."),
         yes(True, f"Game points: 1, or 2 when the loser has fewer than {r.schneider_below} points, or 3 when "
                   + ("the loser took no trick." if r.schwarz == "no-tricks" else "the loser has no points."),
-            f"Раздаването носи на победителя 1 точка, 2, когато загубилият има под {r.schneider_below} точки, или 3, когато "
+            f"Раздаването носи на победителя 1 точка, 2, когато загубилият има под {r.schneider_below} точки, "
+            "или 3, когато "
             + ("загубилият няма взятка." if r.schwarz == "no-tricks" else "загубилият няма точки.")),
         yes(True, f"The first to {r.match_target} game points wins the match.",
             f"Първият с {r.match_target} точки печели мача."),
