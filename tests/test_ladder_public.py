@@ -217,6 +217,8 @@ def test_the_play_page_and_its_replay_work_under_the_policy(tmp_path: Path) -> N
                 for _ in range(3):  # the page's script draws the table and plays the moves
                     page.wait_for_selector("#hand button[data-action]")
                     page.click("#hand button[data-action] >> nth=0")
+                    if page.is_visible("#confirm"):  # a card of a marriage asks whether to announce it
+                        page.click("#confirm-alt")
                 page.wait_for_selector("#log li", state="attached")
                 assert page.locator("#hand .card, #hand button").count() > 0
                 page.goto(server.url + "rules/santase")
