@@ -16,7 +16,7 @@
   var seenDeals = null, panelTimer = null, trickKey = null, held = null, heldExpired = false, holdTimer = null;
   var shownEvents = { deal: -1, n: -1 };
   var resultClosed = false, baseTitle = document.title, wasMyTurn = false, beeps = 0, audio = null;
-  var confirmDone = null, confirmFocus = null;
+  var confirmDone = null, confirmFocus = null, confirmTokens = [];
   var $ = function (id) { return document.getElementById(id); };
 
   /* ---------------------------------------------------------------- words */
@@ -149,17 +149,20 @@
       var d = declaring();
       return function () {
         ask(fmt(d.tricks ? T.confirm_declare : T.confirm_declare_no_trick, { n: d.points, gp: st.wrong_declaration }),
-            T.confirm_declare_yes, function () { send(token); });
+            T.confirm_declare_yes, function () { send(token); }, null, null, [token]);
       };
     }
     if (kind === "close") {
-      return function () { ask(fmt(T.confirm_close, { gp: st.failed_close }), T.confirm_close_yes, function () { send(token); }); };
+      return function () {
+        ask(fmt(T.confirm_close, { gp: st.failed_close }), T.confirm_close_yes, function () { send(token); }, null, null, [token]);
+      };
     }
     return null;
   }
   /* the in-page question: a small dialog (Escape or Cancel keeps playing); `alt`: a second choice */
-  function ask(question, yes, onYes, alt, onAlt) {
+  function ask(question, yes, onYes, alt, onAlt, tokens) {
     var box = $("confirm");
+    confirmTokens = tokens || [];
     $("confirm-text").textContent = question;
     $("confirm-yes").textContent = yes;
     $("confirm-alt").hidden = !alt;
@@ -282,7 +285,7 @@
         if (legal.indexOf(marry) >= 0) {  /* the player chooses the card of the marriage by tapping it */
           onClick = function () {
             ask(fmt(T.marry_choice, { card: text(c) }), actionLabel(marry), function () { send(marry); },
-                fmt(T.marry_plain, { card: text(c) }), function () { send(token); });
+                fmt(T.marry_plain, { card: text(c) }), function () { send(token); }, [marry, token]);
           };
         }
         var b = actionButton(token, card(c), "cardbutton", onClick);
@@ -296,6 +299,8 @@
       return actionButton(t, actionLabel(t), t.indexOf("marry:") === 0 ? "marry" : "", actionClick(t));
     });
     fill($("actions"), extra);
+    /* a question about a move that is no longer on offer (the clock ran out, the match ended) goes away */
+    if (!$("confirm").hidden && !confirmTokens.every(function (t) { return legal.indexOf(t) >= 0; })) answer(null);
     /* numbered in reading order, the hand's cards first, so the numbers run 1, 2, 3 across the screen */
     keyed = Array.prototype.slice.call($("hand").querySelectorAll("button[data-action]")).concat(extra);
     keyed.forEach(function (b, i) { if (i < 9) b.setAttribute("data-key", String(i + 1)); });
@@ -544,7 +549,15 @@
       else closeResult();
       return;
     }
-    if (!$("confirm").hidden) return;  /* no move behind the question's back */
+    if (!$("confirm").hidden) {  /* no move behind the question's back; Tab stays among its buttons */
+      if (e.key === "Tab") {
+        var bs = Array.prototype.filter.call($("confirm").querySelectorAll("button"), function (b) { return !b.hidden; });
+        var at = bs.indexOf(document.activeElement);
+        e.preventDefault();
+        bs[(at + (e.shiftKey ? bs.length - 1 : 1)) % bs.length].focus();
+      }
+      return;
+    }
     if (/^[1-9]$/.test(e.key)) {
       var b = keyed[Number(e.key) - 1];
       if (b) { e.preventDefault(); b.click(); }
