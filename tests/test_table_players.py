@@ -342,6 +342,10 @@ def test_players_by_name_you_for_oneself_and_the_link_until_the_start(server: Se
     host.wait_for_url("**/room/*")
     code = host.inner_text("#room-code")
     assert host.is_visible("#share") and host.is_visible("#copy-link")  # the link, with a copy button
+    host.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url.rstrip("/"))
+    host.click("#copy-link")
+    host.wait_for_function("() => document.getElementById('copy-link').textContent === 'Copied'")
+    assert host.evaluate("navigator.clipboard.readText()") == server.url + f"room/{code}"
     guest = pages.page(390, 844, phone=True)
     guest.goto(server.url + "?lang=bg")
     guest.fill("#nickname", "  Боби\u202e ")
