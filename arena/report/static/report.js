@@ -85,6 +85,8 @@ var arenaI18n = (function () {
     "deals {a}, match {b}": "раздавания {a}, мач {b}",
     "Duplicate partner": "Двойник",
     "A replay of your match, deal by deal and trick by trick.": "Записът на мача ви, раздаване по раздаване и взятка по взятка.",
+    "Keys: \u2190 / \u2192 step back / forward, Shift+\u2190 / Shift+\u2192 previous / next deal.":
+      "Клавиши: \u2190 / \u2192 стъпка назад / напред, Shift+\u2190 / Shift+\u2192 предишно / следващо раздаване.",
     "none": "няма",
     "; different deals": "; други раздавания",
     "both games side by side": "двете игри една до друга",
@@ -935,6 +937,9 @@ var rebuildReplay = (function () {
     var nav = document.querySelector("header.site nav");
     if (!nav) return;
     Array.prototype.slice.call(nav.children).forEach(function (c) { c.hidden = true; });
+    /* the keys, without what a bot's lines are (a player's replay has a person in it) */
+    var keys = document.querySelector("p.keys");
+    if (keys) keys.textContent = T("Keys: \u2190 / \u2192 step back / forward, Shift+\u2190 / Shift+\u2192 previous / next deal.");
     var link = a("/" + (LANG === "en" ? "" : "?lang=" + LANG), T("\u2190 Home"));
     link.id = "play-home";
     nav.insertBefore(link, nav.firstChild);
