@@ -45,6 +45,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     "who_human": ("Player", "Играч"),
     "marry": ("Lead {card}, announce {points}", "Изиграйте {card}, обявете {points}"),
     "marry_plain": ("Lead {card} without announcing", "Изиграйте {card} без обява"),
+    "marry_choice": ("Announce {value} as you lead {card}?", "Обявявате ли {value}, като играете {card}?"),
     "exchange": ("Give {low} for {card}", "Сменете деветката: {low} за {card}"),
     "exchange_J": ("Give {low} for {card}", "Сменете валето: {low} за {card}"),
     "close": ("Close the talon", "Затворете талона"),
@@ -318,6 +319,8 @@ def test_buttons_name_their_cards_and_a_marriage_is_chosen_by_its_card(server: S
                 page.click(f'#hand button[data-action="play:{king}"]')
                 page.wait_for_selector("#confirm:not([hidden])")
                 assert page.inner_text("#confirm-yes") == label(page, f"marry:{king}")
+                asked = t["marry_choice"].format(value=worth, card=card_text(king, lang))
+                assert page.inner_text("#confirm-text") == asked
                 assert page.inner_text("#confirm-alt") == t["marry_plain"].format(card=card_text(king, lang))
                 page.click("#confirm-yes")
                 page.wait_for_selector(f'#table .played [data-card="{king}"], #last-trick [data-card="{king}"], '

@@ -284,7 +284,8 @@
         var marry = "marry:" + c, onClick = null;
         if (legal.indexOf(marry) >= 0) {  /* the player chooses the card of the marriage by tapping it */
           onClick = function () {
-            ask(fmt(T.marry_choice, { card: text(c) }), actionLabel(marry), function () { send(marry); },
+            var st = s.stakes || {}, value = c.charAt(1) === s.trump ? st.trump_marriage_points : st.marriage_points;
+            ask(fmt(T.marry_choice, { card: text(c), value: value }), actionLabel(marry), function () { send(marry); },
                 fmt(T.marry_plain, { card: text(c) }), function () { send(token); }, [marry, token]);
           };
         }
