@@ -161,7 +161,8 @@ class Room:
         (a bot, a page open, a match not being played, a forfeit already decided)."""
         slot = self.slots[seat]
         if (self.phase != "playing" or slot.web is None or slot.sockets or slot.left_at is None
-                or self.left is not None or slot.web.result is not None):
+                or self.left is not None or slot.web.result is not None
+                or (self.match is not None and self.match.over)):
             return None
         return slot.left_at + self.leave_s
 
