@@ -261,3 +261,39 @@ def test_a_dropped_connection_before_and_after_the_deadline(server: Server, page
     assert recorded is not None and recorded[:4] == ("done", winner, "disconnect", "disconnect"), recorded
     assert [(k, s) for k, s, _ in recorded[4]] == [("disconnect", left)]
     assert not pages.errors
+
+
+async def test_the_referee_ends_a_match_by_a_forfeit_while_the_other_seat_thinks() -> None:
+    """The referee's own part, without a browser: a Forfeit of the seat that is not to move ends the match at
+    once (the mover's wait is cancelled, its move never played), with that seat's disconnect recorded."""
+    import trio
+
+    from arena.game.variants import preset
+    from arena.protocol.session import Termination, Violation
+    from arena.referee.clock import TimeControl
+    from arena.referee.match import Forfeit, Player, play_match
+    from arena.referee.process import BotSpec
+    from arena.serve.seat import Watched, WebSeat
+
+    watched = Watched()
+    seats = [WebSeat(name, i, watched) for i, name in enumerate(("ana", "boris"))]
+    players = tuple(Player(BotSpec(name=s.name, argv=("browser",), sandbox="none"),
+                           TimeControl(move_ms=60_000, handshake_ms=5000), connect=s.connect) for s in seats)
+    forfeit = Forfeit()
+    record: list[Any] = []
+
+    async def play() -> None:
+        record.append(await play_match("m", players, preset("santase"), 7, 7, forfeit=forfeit))  # type: ignore[arg-type]
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            while not any(s.legal for s in seats):  # someone is to move, and thinks
+                await watched.wait_past(watched.version)
+            thinking = next(i for i, s in enumerate(seats) if s.legal)
+            forfeit.now(1 - thinking, Violation(Termination.DISCONNECT, "left the table"))
+    rec = record[0]
+    assert rec.winner == thinking and str(rec.reason) == "disconnect"
+    terminations = [(str(t.kind), t.seat, t.detail) for t in rec.terminations]
+    assert terminations == [("disconnect", 1 - thinking, "left the table")]
+    assert seats[thinking].result == {"winner": thinking, "score": [0, 0], "reason": "disconnect"}
