@@ -200,8 +200,10 @@ def test_back_after_the_deadline_shows_the_forfeit_at_once(server: Server, pages
     name = ["host", "guest"][left]
     away.goto(server.url + "rules/santase")
     mover.wait_for_selector("#absence:not([hidden])")
+    counted = time.monotonic()
     # at the deadline the server decides, while the one who stayed is still to play: their page says so then
     mover.wait_for_selector("#result-box:not([hidden])", timeout=(LEAVE_S + 10) * 1000)
+    print(f"\nthe countdown shown to the forfeit shown: {time.monotonic() - counted:.2f} s (leave timeout {LEAVE_S} s)")
     said = f"{name} left the table and did not return within {LEAVE_S} s: you win the match."
     assert mover.inner_text("#result") == said and mover.inner_text("#status") == said
     assert not mover.evaluate(PLAYABLE) and mover.is_hidden("#absence")
