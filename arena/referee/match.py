@@ -40,8 +40,28 @@ from arena.referee.session import (
 
 # Re-exported: callers of the match loop pass players and handles, and catch violations, through here.
 __all__ = [
-    "MAX_VIOLATIONS", "BotHandle", "MatchRunner", "Player", "Violation", "ViolationPolicy", "play_match",
+    "MAX_VIOLATIONS", "BotHandle", "Forfeit", "MatchRunner", "Player", "Violation", "ViolationPolicy", "play_match",
 ]
+
+
+class Forfeit:
+    """Ends a running match from outside the referee's task by one seat's termination, whichever seat is to
+    move. The referee reads a seat only on its turn, so a seat that is gone while the other one thinks would
+    otherwise forfeit only when the other one moves: arena serve decides a person's forfeit at the leave
+    timeout, and both pages must say so then. ``now`` may be called before the match, during it (the wait
+    for the other seat's move is cancelled, the move not played) or after it (nothing happens)."""
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.violation: Violation | None = None
+        self._scope: trio.CancelScope | None = None
+
+    def now(self, seat: int, violation: Violation) -> None:
+        if self.seat is not None:
+            return
+        self.seat, self.violation = seat, violation
+        if self._scope is not None:
+            self._scope.cancel()
 
 
 class _Seat:
@@ -83,8 +103,10 @@ class MatchRunner:
         policy: ViolationPolicy = ViolationPolicy.LOSE_MATCH,
         keep: bool = False,
         on_change: Callable[[Match], None] | None = None,
+        forfeit: Forfeit | None = None,
     ) -> None:
         self.rules = rules
+        self.forfeit = forfeit
         # Called, in the referee's task, after each change of the game (a deal starts, an action is applied, a
         # deal or the match ends): what watches a match live (arena serve's table) asks the engine at once,
         # instead of waiting for a seat's next turn line. It must not block or raise.
@@ -160,9 +182,12 @@ class MatchRunner:
                 seat = self.seats[deal.to_move]
                 action: Action | None
                 try:
-                    action = await self._decide(seat, deal, index)
+                    action = await self._decide_unless_forfeit(seat, deal, index)
                 except Violation as v:
                     action = await self._violation(seat, v, deal, index)
+                if self.forfeit is not None and self.forfeit.seat is not None and not match.over:
+                    await self._forfeited(self.forfeit, index)
+                    break
                 if action is None:
                     break
                 deal.apply_legal(action)  # a reply is checked against the legal list (_decide)
@@ -214,6 +239,31 @@ class MatchRunner:
                                 self.wire_rules))
         )
         return True
+
+    async def _decide_unless_forfeit(self, seat: _Seat, deal: Deal, index: int) -> Action | None:
+        """`_decide`, given up (None) when a Forfeit comes first, before or while the seat thinks."""
+        forfeit = self.forfeit
+        if forfeit is None:
+            return await self._decide(seat, deal, index)
+        if forfeit.seat is not None:
+            return None
+        try:
+            with trio.CancelScope() as forfeit._scope:
+                return await self._decide(seat, deal, index)
+            return None  # (reached only when cancelled)
+        finally:
+            forfeit._scope = None
+
+    async def _forfeited(self, forfeit: Forfeit, index: int) -> None:
+        """The Forfeit's seat loses the match, its termination recorded as for any violation."""
+        assert forfeit.seat is not None and forfeit.violation is not None
+        seat, v = self.seats[forfeit.seat], forfeit.violation
+        self._terminate(seat, v, index)
+        bot = seat.handle.bot
+        await seat.handle.discard(v)
+        seat.harvest(bot)
+        self.match.concede(seat.index)
+        self.record.reason = v.kind
 
     async def _decide(self, seat: _Seat, deal: Deal, index: int) -> Action:
         """Send the seat its lines and the ``turn`` line, and take its reply: a legal action, or a Violation.
@@ -373,19 +423,23 @@ async def play_match(
     handles: tuple[BotHandle, BotHandle] | None = None,
     keep: bool | None = None,
     on_change: Callable[[Match], None] | None = None,
+    forfeit: Forfeit | None = None,
 ) -> MatchRecord:
     """Play one match. With ``handles`` the caller's (possibly reused) bot processes are used; without,
     processes are started for this match. ``keep`` (default: whether ``handles`` were given) leaves the
     processes running for more matches; otherwise each is sent ``quit`` and stopped before the record is
     final, so the record holds what it writes to stderr on its way out. ``on_change`` is called with the
-    match after every change of its state (see MatchRunner)."""
+    match after every change of its state (see MatchRunner); ``forfeit`` lets the caller end it by one seat's
+    termination at any moment (see Forfeit)."""
     keep = handles is not None if keep is None else keep
     if handles is not None:
-        return await MatchRunner(match_id, handles, rules, deal_seed, match_seed, policy, keep, on_change).play()
+        return await MatchRunner(match_id, handles, rules, deal_seed, match_seed, policy, keep, on_change,
+                                 forfeit).play()
     async with trio.open_nursery() as nursery:
         own = (BotHandle(players[0], nursery), BotHandle(players[1], nursery))
         try:
-            return await MatchRunner(match_id, own, rules, deal_seed, match_seed, policy, keep, on_change).play()
+            return await MatchRunner(match_id, own, rules, deal_seed, match_seed, policy, keep, on_change,
+                                     forfeit).play()
         finally:
             with trio.CancelScope(shield=True):
                 async with trio.open_nursery() as quitters:

@@ -13,6 +13,7 @@ import base64
 import functools
 import hashlib
 import json
+import math
 import mimetypes
 import shutil
 import tempfile
@@ -33,7 +34,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.report import environment as report_environment
 from arena.serve.i18n import LANGS, pick_language, rules_sections, strings, variant_name
-from arena.serve.rooms import CODE_ALPHABET, CODE_LENGTH, Refused, Room, RoomHall
+from arena.serve.rooms import CODE_ALPHABET, CODE_LENGTH, Refused, Room, RoomHall, heartbeat
 from arena.serve.seat import MAX_MESSAGE_BYTES, Refusal, read_message
 
 _HERE = Path(__file__).resolve().parent
@@ -70,6 +71,7 @@ SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"same-origin"))  # no-referrer would make forms send Origin: null
 COOKIE_DAYS = 1
 MAX_REFUSED = 50  # refused messages in a row before a socket is closed
+PING = json.dumps({"type": "ping"})  # the heartbeat a page answers with its own {"type": "ping"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -474,8 +476,11 @@ def build_app(hall: RoomHall) -> Starlette:
 
 
 async def _talk(websocket: WebSocket, room: Room, seat: int | None) -> None:
-    """Send the newest state whenever it changes; check every message the page sends."""
+    """Send the newest state whenever it changes; check every message the page sends. A page that answers the
+    heartbeat and then stays silent for its limit is gone (its socket is closed; the page reconnects when it
+    can). A client that never answers it (a script) is not held to it."""
     lock = trio.Lock()
+    every, silent = heartbeat(room.leave_s)
 
     async def send(text: str) -> None:
         async with lock:
@@ -493,37 +498,59 @@ async def _talk(websocket: WebSocket, room: Room, seat: int | None) -> None:
             else:
                 await room.watched.wait_past(version)
 
+    async def pinger() -> None:
+        while True:
+            await trio.sleep(every)
+            try:
+                await send(PING)
+            except (WebSocketDisconnect, RuntimeError, trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+
     refused = 0
-    hammered = False
+    close: int | None = None
+    answers = False
     async with trio.open_nursery() as nursery:
         nursery.start_soon(sender)
+        nursery.start_soon(pinger)
         try:
             while True:
-                message = await websocket.receive()
+                message = None
+                with trio.move_on_after(silent if answers else math.inf):
+                    message = await websocket.receive()
+                if message is None:  # silent past the limit: the connection is gone (a dropped network)
+                    close = 1001  # (closed below: a page that was only slow reconnects)
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
                 raw = message.get("text")
                 if raw is None:
                     raw = message.get("bytes") or b""
+                answers = answers or read_message(raw) == (None, None)  # (a ping)
                 refusal = _check(room, seat, raw)
                 refused = refused + 1 if refusal is not None else 0
                 if refusal is not None:
                     await send(refusal.message())
                 if refused > MAX_REFUSED:  # a page does not do this: a script hammering the server
-                    hammered = True
+                    close = 1008
                     break
         except WebSocketDisconnect:
             pass
         finally:
             nursery.cancel_scope.cancel()
-    if hammered:
-        await websocket.close(code=1008)
+    if close is not None:
+        try:
+            await websocket.close(code=close)
+        except (WebSocketDisconnect, RuntimeError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
 
 
 def _check(room: Room, seat: int | None, raw: str | bytes) -> Refusal | None:
     if seat is None:
         if len(raw) > MAX_MESSAGE_BYTES:
             return Refusal("too-long", f"a message may be at most {MAX_MESSAGE_BYTES} bytes")
+        refusal, token = read_message(raw)
+        if refusal is None and token is None:  # a ping (a spectator's page answers the heartbeat too)
+            return None
         return Refusal("spectator", "spectators cannot play")
     web = room.slots[seat].web
     if web is None:

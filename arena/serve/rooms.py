@@ -12,6 +12,7 @@ Codes come from `secrets`: 10 characters of a 32-letter alphabet without look-al
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import time
 import unicodedata
@@ -26,8 +27,9 @@ from arena.botspec import BotProvenance
 from arena.game.cards import Card
 from arena.game.match import Match
 from arena.game.variants import RuleSet
+from arena.protocol.session import Termination, Violation
 from arena.referee.clock import TimeControl
-from arena.referee.match import Player, play_match
+from arena.referee.match import Forfeit, Player, play_match
 from arena.referee.process import BotSpec
 from arena.referee.record import MatchRecord, MatchSpec
 from arena.seeds import derive_seed
@@ -66,6 +68,15 @@ class Limits:
     max_rooms: int = 200
     games_per_client: int = 4  # rooms a client address has open (waiting or playing) at a time
     connections_per_client: int = 16  # WebSockets from one client address at a time
+
+
+def heartbeat(leave_s: float) -> tuple[float, float]:
+    """How often a room's socket is sent a ``ping`` (which a live page answers at once, even a hidden page:
+    an answer to a message is not held back like a timer), and how long a socket may stay silent before it
+    counts as gone: a dropped network sends no close, so without this a player whose connection died would
+    never start the leave timeout. A fraction of the leave timeout, so that noticing takes a small part of it."""
+    every = min(5.0, max(0.5, leave_s / 10))
+    return every, max(2.0, 3 * every)
 
 
 class Refused(Exception):
@@ -110,6 +121,9 @@ class Room:
     match: Match | None = None  # the referee's game, once it has begun (read at each page's update)
     replay: str | None = None  # the replay page, once the match is recorded
     rematch: str | None = None  # the code of the room a player opened for a rematch
+    leave_s: float = 60.0  # the server's leave timeout (Limits.leave_s)
+    forfeit: Forfeit = field(default_factory=Forfeit)  # how the hall ends the match when a person is gone
+    left: dict[str, Any] | None = None  # the seat that left and forfeited, and after how long: the pages say so
 
     def seat_of(self, token: str | None) -> int | None:
         if not token:
@@ -155,7 +169,32 @@ class Room:
                    code=self.code, quick=self.quick, failure=self.failure,
                    waiting=[s.token is None and s.bot is None for s in self.slots],
                    present=[s.bot is not None or s.sockets > 0 for s in self.slots])
+        out.update(self.absence())
         return out
+
+    def away_until(self, seat: int) -> float | None:
+        """The trio time at which ``seat`` forfeits for having no page open, or None when it does not stand to
+        (a bot, a page open, a match not being played, a forfeit already decided)."""
+        slot = self.slots[seat]
+        if (self.phase != "playing" or slot.web is None or slot.sockets or slot.left_at is None
+                or self.left is not None or slot.web.result is not None
+                or (self.match is not None and self.match.over)):
+            return None
+        return slot.left_at + self.leave_s
+
+    def absence(self) -> dict[str, Any]:
+        """What every page (both players' and a spectator's) is told of absence and time: each seat's forfeit
+        countdown while it has no page open, each person's move clock while it is to move (milliseconds, as
+        at the moment the state is sent), the leave timeout, and who forfeited by leaving."""
+        now = trio.current_time()
+        away, clocks = [], []
+        for i, slot in enumerate(self.slots):
+            due = self.away_until(i)
+            away.append(None if due is None else max(0, round((due - now) * 1000)))
+            deadline = slot.web.deadline if slot.web is not None else None
+            clocks.append(None if deadline is None else max(0, round((deadline - now) * 1000)))
+        return {"away_ms": away, "clocks": clocks, "leave_s": self.leave_s, "left": self.left,
+                "silent_s": heartbeat(self.leave_s)[1]}
 
 
 def stakes(r: RuleSet) -> dict[str, Any]:
@@ -258,7 +297,8 @@ class RoomHall:
         token = secrets.token_urlsafe(24)
         person, named = self.seat_name(nick, "human" if bot != "human" else "person", (bot,))
         room = Room(self._new_code(), v, self.variants[v],
-                    [Slot(person, token=token, nick=named), Slot(bot, bot=bot)], client, quick=True)
+                    [Slot(person, token=token, nick=named), Slot(bot, bot=bot)], client, quick=True,
+                    leave_s=self.limits.leave_s)
         room.slots[0].left_at = trio.current_time()
         self.rooms[room.code] = room
         self._start(room)
@@ -271,7 +311,7 @@ class RoomHall:
         token = secrets.token_urlsafe(24)
         host, named = self.seat_name(nick, "host")
         room = Room(self._new_code(), v, self.variants[v], [Slot(host, token=token, nick=named), Slot("guest")],
-                    client, quick=False)
+                    client, quick=False, leave_s=self.limits.leave_s)
         room.slots[0].left_at = trio.current_time()
         self.rooms[room.code] = room
         return room, token
@@ -377,7 +417,8 @@ class RoomHall:
             players = (self._player(room.slots[0]), self._player(room.slots[1]))
             async with trio.open_nursery() as watch:
                 watch.start_soon(self._watch_leaves, room)
-                rec = await play_match(room.match_id, players, room.rules, seed, seed, on_change=room.changed)
+                rec = await play_match(room.match_id, players, room.rules, seed, seed, on_change=room.changed,
+                                       forfeit=room.forfeit)
                 watch.cancel_scope.cancel()
             store.save(rec)
             room.record = rec
@@ -397,15 +438,36 @@ class RoomHall:
             room.watched.bump()
 
     async def _watch_leaves(self, room: Room) -> None:
-        """Seats whose person has had no connection for the leave timeout forfeit (disconnect)."""
+        """A seat whose person has had no page open for the leave timeout forfeits the match at that moment
+        (a ``disconnect``), whoever is to move: the referee is not left waiting for the other person's move
+        to find out, and every page is told at once. A page that comes back before then stops the count."""
         while True:
-            now = trio.current_time()
-            for slot in room.slots:
-                if slot.web is not None and slot.sockets == 0 and slot.left_at is not None:
-                    if now - slot.left_at >= self.limits.leave_s:
-                        slot.web.leave(f"the player left the table and did not come back within "
-                                       f"{self.limits.leave_s:g} s")
-            await trio.sleep(min(1.0, max(0.05, self.limits.leave_s / 4)))
+            version = room.watched.version
+            due = math.inf
+            for i in range(len(room.slots)):
+                at = room.away_until(i)
+                if at is None:
+                    continue
+                if trio.current_time() >= at:
+                    self._forfeit_leaver(room, i)
+                    return
+                due = min(due, at)
+            with trio.move_on_at(due):
+                await room.watched.wait_past(version)  # a page opened or closed, a move: look again
+
+    def _forfeit_leaver(self, room: Room, seat: int) -> None:
+        slot = room.slots[seat]
+        assert slot.web is not None
+        detail = f"the player left the table and did not come back within {self.limits.leave_s:g} s"
+        room.left = {"seat": seat, "seconds": self.limits.leave_s}
+        room.forfeit.now(seat, Violation(Termination.DISCONNECT, detail))
+        slot.web.leave(detail)
+        score = list(room.match.score) if room.match is not None else [0, 0]
+        for other in room.slots:  # every page says so now, not after the referee's last lines and the save
+            if other.web is not None and other.web.result is None:
+                other.web.result = {"winner": 1 - seat, "score": score, "reason": str(Termination.DISCONNECT)}
+                other.web.legal, other.web.deadline = [], None
+        room.watched.bump()
 
     # ------------------------------------------------------------------ expiry
     async def expire(self) -> None:

@@ -13,6 +13,7 @@
   var TRICK_HOLD_MS = 1500;  /* a finished trick stays on the table this long (unless the next card comes) */
   var PANEL_MS = 6000;  /* the deal-end panel closes by itself after this (or at Continue) */
   var state = null, ws = null, clockEnd = null, tries = 0, keyed = [];
+  var retry = null, leaving = false, lostAt = null, absentSince = 0, heard = 0;  /* (absence: see "leaving and coming back") */
   var seenDeals = null, panelTimer = null, trickKey = null, held = null, heldExpired = false, holdTimer = null;
   var shownEvents = { deal: -1, n: -1 };
   var resultClosed = false, baseTitle = document.title, wasMyTurn = false, beeps = 0, audio = null;
@@ -76,27 +77,36 @@
 
   /* ---------------------------------------------------------------- the connection */
   function connect() {
+    clearTimeout(retry);
+    if (ws && ws.readyState <= 1) return;  /* connecting or open already */
+    heard = 0;  /* (the silence watch starts with the first message) */
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     ws = new WebSocket(scheme + location.host + "/ws/" + code);
-    ws.onopen = function () { tries = 0; };
+    ws.onopen = function () { tries = 0; lostAt = null; };
     ws.onmessage = function (e) {
       var m = JSON.parse(e.data);
+      heard = Date.now();
+      if (m.type === "ping") { ws.send(JSON.stringify({ type: "ping" })); return; }  /* the heartbeat */
       if (m.type === "state") {
         // a person's seat is named host, guest or human (the database's names): shown in the page's language
         m.names = (m.names || []).map(function (n, i) {
           return (m.bots && m.bots[i]) || (m.named && m.named[i]) ? n : T["who_" + n] || n;
         });
-        state = m; hideError(); render();
+        state = m; fresh(); hideError(); render(); absence(m);
         game.setAttribute("data-version", String(Number(game.getAttribute("data-version") || 0) + 1));
       }
       else if (m.type === "error") { showError(m); }
     };
-    ws.onclose = function () {
-      if (state && state.phase === "over") return;
-      $("status").textContent = T.connection_lost;
-      tries += 1;
-      setTimeout(connect, Math.min(5000, 300 * tries));
-    };
+    ws.onclose = lost;
+  }
+  function lost() {
+    if (state && state.phase === "over") return;
+    if (leaving) return;  /* the page is going away (pagehide): pageshow connects again */
+    $("status").textContent = T.connection_lost;
+    if (lostAt === null) lostAt = Date.now();
+    absenceTick();
+    tries += 1;
+    retry = setTimeout(connect, Math.min(5000, 300 * tries));
   }
   function send(token) {
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "action", action: token }));
@@ -461,6 +471,7 @@
   }
 
   function resultText(s) {
+    if (s.left) return leftText(s);
     var r = s.result, me = s.seat, player = me !== null && me !== undefined, view = player ? me : 0;
     var a = r.score[view], b = r.score[1 - view], t;
     if (r.winner === null || r.winner === undefined) t = a + "–" + b;
@@ -572,6 +583,93 @@
       keyed[i].focus();
     }
   });
+
+  /* ---------------------------------------------------------------- leaving and coming back
+     The server counts a seat absent from when its last page closed, and decides its forfeit itself at the
+     leave timeout (state.left): every page shows the absent seat's countdown, and each person's move clock.
+     A page that goes away (another page in this tab, a closed tab) closes its connection at once; one that
+     comes back (Back, even from the back/forward cache, a reload, a new tab, the network back) reconnects at
+     once, and until the server's fresh state arrives it shows the old table as stale, never as playable. */
+  function mmss(ms) {
+    var sec = Math.max(0, Math.ceil(ms / 1000));
+    return Math.floor(sec / 60) + ":" + ("0" + (sec % 60)).slice(-2);
+  }
+  function absence(s) {
+    absentSince = Date.now();
+    var player = s.seat !== null && s.seat !== undefined;
+    if (!player && s.clocks) {  /* a spectator sees the near seat's clock where a player sees their own */
+      clockEnd = s.clocks[0] === null || s.clocks[0] === undefined ? null : Date.now() + s.clocks[0];
+      tick();
+    }
+    absenceTick();
+  }
+  function absenceTick() {
+    var s = state, box = $("absence"), them = $("clock-them");
+    if (!s || !box) return;
+    var gone = Date.now() - absentSince, player = s.seat !== null && s.seat !== undefined;
+    if (lostAt !== null && player && s.phase === "playing" && !s.result) {  /* this page's own connection */
+      $("status").textContent = fmt(T.connection_lost_forfeit, { time: mmss(s.leave_s * 1000 - (Date.now() - lostAt)) });
+    }
+    var lines = [];
+    (s.away_ms || []).forEach(function (ms, seat) {
+      if (ms !== null && ms !== undefined && !mine(seat) && !s.result) {
+        lines.push(fmt(T.away_countdown, { name: nameOf(seat), time: mmss(ms - gone) }));
+      }
+    });
+    box.textContent = lines.join(" · ");
+    box.hidden = !lines.length;
+    var other = 1 - (player ? s.seat : 0), ms = s.clocks ? s.clocks[other] : null;
+    var has = ms !== null && ms !== undefined && !s.result;
+    them.textContent = has ? mmss(ms - gone) : "";
+    them.title = has ? fmt(T.clock_them, { name: nameOf(other) }) : "";
+    them.className = "clock" + (has && ms - gone <= 10000 ? " low" : "");
+  }
+  setInterval(absenceTick, 250);
+  function leftText(s) {  /* who left, for how long, and who wins, in words */
+    var who = s.left.seat, o = { name: nameOf(who), n: s.left.seconds, winner: nameOf(1 - who) };
+    return fmt(mine(who) ? T.left_forfeit_you : mine(1 - who) ? T.left_forfeit_won : T.left_forfeit, o);
+  }
+  function fresh() {
+    leaving = false;
+    lostAt = null;
+    game.classList.remove("stale");
+  }
+  function goStale() {  /* the table on screen may be old news: nothing on it can be played until the server speaks */
+    game.classList.add("stale");
+    fill($("actions"), []);
+    Array.prototype.forEach.call(document.querySelectorAll("#hand button[data-action]"), function (b) { b.disabled = true; });
+    keyed = [];
+  }
+  window.addEventListener("pagehide", function () {
+    leaving = true;
+    goStale();
+    $("status").textContent = T.reconnecting;  /* what a page restored from the cache shows first */
+    if (ws) {
+      ws.onclose = ws.onmessage = null;  /* (its close must not be news when the page is shown again) */
+      ws.close();
+    }
+  });
+  window.addEventListener("pageshow", function (e) {
+    if (!e.persisted) return;  /* a page restored from the back/forward cache: its table is old */
+    leaving = false;
+    goStale();
+    $("status").textContent = T.reconnecting;
+    tries = 0;
+    connect();
+  });
+  window.addEventListener("online", function () { tries = 0; connect(); });
+  function drop() {  /* a connection that cannot be trusted: let it go, and reconnect with a new one */
+    if (!ws || ws.readyState > 1) return;
+    var old = ws;
+    old.onclose = old.onmessage = null;
+    try { old.close(); } catch (e) { /* closing a dead socket */ }
+    lost();
+  }
+  window.addEventListener("offline", drop);
+  /* the server pings a few times within its silence limit: hearing nothing for that long, the network is gone */
+  setInterval(function () {
+    if (state && state.silent_s && heard && Date.now() - heard > state.silent_s * 1000) { heard = 0; drop(); }
+  }, 500);
 
   connect();
 })();
