@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(
 )
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
+NAMES = ("Ana", "Boris")  # the players' chosen names, host's and guest's: what the forfeit names
 LEAVE_S = 4  # the server's --leave-timeout: short, yet long enough for a page to come back on a busy machine
 WAIT_MS = 20_000  # bounds that only stop a hang
 
@@ -78,10 +79,14 @@ class Pages:
         """A room of two people, its match begun: (host, guest, code)."""
         host = self.page()
         host.goto(self.server.url)
+        host.fill("#nickname", NAMES[0])
         host.click("#create-room")
         host.wait_for_url("**/room/*")
         code = host.inner_text("#room-code")
         guest = self.page()
+        guest.goto(self.server.url)  # (the name is kept in the browser, and seats the guest by name)
+        guest.fill("#nickname", NAMES[1])
+        guest.dispatch_event("#nickname", "change")
         guest.goto(self.server.url + f"room/{code}")
         return host, guest, code
 
@@ -119,15 +124,23 @@ def turn(a: Any, b: Any) -> tuple[Any, Any]:
     raise AssertionError(f"neither page may move: {[p.evaluate(LOOK) for p in (a, b)]}")
 
 
+def move(page: Any) -> None:
+    """The page's first legal move; a card that would start a marriage, or a risky action, asks first: a
+    marriage card is then led plainly, anything else confirmed."""
+    before = int(page.get_attribute("#game", "data-version"))
+    page.click("button[data-action]")
+    if page.is_visible("#confirm"):
+        page.click("#confirm-alt" if page.is_visible("#confirm-alt") else "#confirm-yes")
+    page.wait_for_function("v => +document.getElementById('game').dataset.version > v", arg=before)
+
+
 def play_to_the_end(a: Any, b: Any) -> None:
     """Both people play their first legal move until the match is over."""
     while True:
         mover, _ = turn(a, b)
         if mover is None:
             break
-        before = int(mover.get_attribute("#game", "data-version"))
-        mover.click("button[data-action]")
-        mover.wait_for_function("v => +document.getElementById('game').dataset.version > v", arg=before)
+        move(mover)
     for p in (a, b):
         p.wait_for_selector("#result-box:not([hidden])")
 
@@ -148,7 +161,7 @@ def seat_of(page: Any) -> int:
     return int(page.get_attribute("#game", "data-seat"))
 
 
-COUNTDOWN = re.compile(r"^(host|guest) left — forfeits in 0:0[0-4] unless they return$")
+COUNTDOWN = re.compile(r"^(Ana|Boris) left — forfeits in 0:0[0-4] unless they return$")
 
 
 def test_the_rules_link_opens_beside_the_table(server: Server, pages: Pages) -> None:
@@ -197,7 +210,7 @@ def test_back_after_the_deadline_shows_the_forfeit_at_once(server: Server, pages
     host, guest, code = pages.room()
     mover, away = turn(host, guest)
     left, stayed = seat_of(away), seat_of(mover)
-    name = ["host", "guest"][left]
+    name = NAMES[left]
     away.goto(server.url + "rules/santase")
     mover.wait_for_selector("#absence:not([hidden])")
     counted = time.monotonic()
@@ -209,7 +222,7 @@ def test_back_after_the_deadline_shows_the_forfeit_at_once(server: Server, pages
     assert not mover.evaluate(PLAYABLE) and mover.is_hidden("#absence")
     away.go_back(wait_until="commit")  # the page that comes back shows the forfeit, and was never playable
     away.wait_for_selector("#result-box:not([hidden])")
-    winner = ["host", "guest"][stayed]
+    winner = NAMES[stayed]
     told = f"You left the table and did not return within {LEAVE_S} s: {winner} wins the match."
     assert away.inner_text("#result") == told
     # shown again from the back/forward cache: first stale ("Reconnecting…"), then the forfeit, nothing between
@@ -243,19 +256,17 @@ def test_a_dropped_connection_before_and_after_the_deadline(server: Server, page
         if to_move is mover and moved:
             break
         moved += to_move is away
-        before = int(to_move.get_attribute("#game", "data-version"))
-        to_move.click("button[data-action]")
-        to_move.wait_for_function("v => +document.getElementById('game').dataset.version > v", arg=before)
+        move(to_move)
     assert termination(server, code)[0] != "done"  # type: ignore[index]  # (the match goes on)
     # gone again with the opponent to play, now past the deadline: both pages say so at once
     away.context.set_offline(True)
     mover.wait_for_selector("#result-box:not([hidden])", timeout=(LEAVE_S + 10) * 1000)
-    name = ["host", "guest"][left]
+    name = NAMES[left]
     assert mover.inner_text("#result") == f"{name} left the table and did not return within {LEAVE_S} s: " \
                                           "you win the match."
     away.context.set_offline(False)
     away.wait_for_selector("#result-box:not([hidden])")
-    winner = ["host", "guest"][1 - left]
+    winner = NAMES[1 - left]
     assert away.inner_text("#result") == f"You left the table and did not return within {LEAVE_S} s: " \
                                          f"{winner} wins the match."
     assert not away.evaluate(PLAYABLE)
