@@ -35,6 +35,9 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_state_retired": "retired",
         "ladder_anchor_mean": "Rating 0 is the mean of the bots in play.",
         "ladder_anchor_name": "Rating 0 is {name}'s current version.",
+        # issue 36, the house levels (arena/levels.py)
+        "ladder_anchor_levels": "The house levels sit at their measured Elo: Level 1 is 0, Level 5 the full "
+                                "house bot.",
         "ladder_history": "Rating after each pair",
         "ladder_history_axis": "rated pairs of the ladder",
         "ladder_recent": "Recent matches",
@@ -91,9 +94,6 @@ _STRINGS: dict[str, dict[str, str]] = {
         "rules": "Rules",
         "rules_of": "Rules of {variant}",
         "language": "Language",
-        "strength_easy": "easy",
-        "strength_medium": "medium",
-        "strength_strong": "strong",
         "room": "Room",
         "share": "Send this link (or the code) to a friend:",
         "waiting_friend": "Waiting for a friend to join…",
@@ -263,6 +263,9 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_state_retired": "оттеглен",
         "ladder_anchor_mean": "Рейтинг 0 е средният на ботовете в игра.",
         "ladder_anchor_name": "Рейтинг 0 е на текущата версия на {name}.",
+        # issue 36, the house levels (arena/levels.py)
+        "ladder_anchor_levels": "Нивата на сайта стоят на измерения си рейтинг: Ниво 1 е 0, Ниво 5 е пълният "
+                                "бот на сайта.",
         "ladder_history": "Рейтинг след всяка двойка",
         "ladder_history_axis": "оценени двойки в класацията",
         "ladder_recent": "Последни мачове",
@@ -319,9 +322,6 @@ _STRINGS: dict[str, dict[str, str]] = {
         "rules": "Правила",
         "rules_of": "Правила на {variant}",
         "language": "Език",
-        "strength_easy": "лесен",
-        "strength_medium": "среден",
-        "strength_strong": "силен",
         "room": "Стая",
         "share": "Изпратете тази връзка (или кода) на приятел:",
         "waiting_friend": "Чакаме приятел да влезе…",
