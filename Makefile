@@ -83,8 +83,8 @@ bench-large: $(STAMP) sandbox
 	$(MAKE) -s -C bench
 	$(PY) bench/large.py
 
-# The house levels (arena/levels.py), each against the one below: 4 x 200 matches, one at a time, about 13 minutes
-# (too long for `make bench`); the figures go into arena/levels.py, bots/README.md and docs/PERFORMANCE.md.
+# The house levels (arena/levels.py), each against the one below: 4 x 200 matches and 40 for Level 6, one at a time,
+# about 25 minutes (too long for `make bench`); the figures go into arena/levels.py, bots/README.md, PERFORMANCE.md.
 bench-levels: $(STAMP) bots
 	$(PY) bench/levels_bench.py
 

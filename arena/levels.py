@@ -4,9 +4,9 @@ One source of truth for everything that offers them: `arena serve` (its default 
 player sees), `arena ladder DB add-levels` (house bots that anchor a ladder's scale), bench/levels_bench.py
 (which measures each level against the one below) and bots/README.md (which shows the figures).
 
-Every level but the top one is deterministic and machine-independent: greedy with seeded blunders (a random
-legal action with probability P at a turn) or ismcts with a fixed number of iterations (`--iters N`), so a
-level's strength does not depend on how fast the machine is. Pure data: no I/O.
+Every level but the top one (the full bot, which thinks for a time) is deterministic and machine-independent:
+greedy with seeded blunders (a random legal action with probability P at a turn) or ismcts with a fixed number
+of iterations (`--iters N`), so its strength does not depend on how fast the machine is. Pure data: no I/O.
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ class Level:
     def name(self) -> str:
         """The bot name (a protocol name: no spaces), e.g. ``level-3-intermediate``."""
         return f"level-{self.number}-{self.key}"
+
+    @property
+    def deterministic(self) -> bool:
+        """Plays the same on any machine (no think time): a fixed point a ladder's scale may anchor on."""
+        return "--ms" not in self.bot_command.split()
 
     @property
     def command(self) -> str:
@@ -65,8 +70,14 @@ LEVELS: tuple[Level, ...] = (
            "bg": "кратко търсене: 300 разигравания на ход, точни разигравания в края"}),
     Level(5, "expert", "ismcts/ismcts --iters 3000", "make -s -C ismcts", 801, (181, 132, 229),
           {"en": "Expert", "bg": "Експерт"},
-          {"en": "the house bot, ismcts, at full strength: 3,000 sampled deals a move",
-           "bg": "ботът на сайта, ismcts, с пълна сила: 3000 разигравания на ход"}),
+          {"en": "the house bot, ismcts, with a short fixed search: 3,000 sampled deals a move",
+           "bg": "ботът на сайта, ismcts, с кратко търсене: 3000 разигравания на ход"}),
+    # The full bot thinks for a time, not a number of iterations: the one level whose strength depends on the
+    # machine (its figure is this machine's, at about 25,000 iterations a move), and no anchor of a ladder.
+    Level(6, "master", "ismcts/ismcts --ms 100", "make -s -C ismcts", 907, (106, 43, 177),
+          {"en": "Master", "bg": "Майстор"},
+          {"en": "the full house bot, ismcts, thinking 100 ms a move",
+           "bg": "пълният бот на сайта, ismcts, мисли по 100 ms на ход"}),
 )
 
 BY_NAME = {level.name: level for level in LEVELS}

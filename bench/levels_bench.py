@@ -1,6 +1,6 @@
 """The house levels' strength (arena/levels.py): each level against the level below, duplicate santase matches.
 
-    .venv/bin/python bench/levels_bench.py                  # every step, 200 matches each (about 10 minutes)
+    .venv/bin/python bench/levels_bench.py                  # every step: 200 matches each, 40 for Level 6
     .venv/bin/python bench/levels_bench.py --matches 40     # a quick look
     .venv/bin/python bench/levels_bench.py --only 5         # only Level 5 against Level 4
 
@@ -48,15 +48,18 @@ def step(number: int, matches: int, seed: int) -> dict[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--matches", type=int, default=200, help="matches per step (even: duplicate pairs)")
+    parser.add_argument("--matches", type=int, default=None,
+                        help="matches per step (even: duplicate pairs); default 200, and 40 for Level 6, whose "
+                        "100 ms a move makes a match take about 10 s")
     parser.add_argument("--seed", type=int, default=36, help="seed of the deals (each step adds its level number)")
-    parser.add_argument("--only", default="", help="comma-separated level numbers (2..5) to measure")
+    parser.add_argument("--only", default="", help="comma-separated level numbers (2..6) to measure")
     args = parser.parse_args()
     numbers = [int(n) for n in args.only.split(",") if n] or [level.number for level in LEVELS[1:]]
     OUT.mkdir(exist_ok=True)
     steps = []
     for number in numbers:
-        steps.append(step(number, args.matches, args.seed + number))
+        matches = args.matches or (200 if LEVELS[number - 1].deterministic else 40)
+        steps.append(step(number, matches, args.seed + number))
         s = steps[-1]
         print(f"Level {number} vs Level {number - 1}: {s['wins']}/{s['matches']} matches, "
               f"Elo {s['elo']:+d} ({s['interval'][0]:+d} to {s['interval'][1]:+d}), {s['seconds']} s", flush=True)

@@ -153,6 +153,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 0.0 <= args.blunder <= 1.0:
         parser.error(f"--blunder must be between 0 and 1, not {args.blunder}")
+    if args.seed < 0:
+        parser.error(f"--seed must be 0 or more, not {args.seed}")
     blunder, rng_state = args.blunder, args.seed & MASK
     run(choose, name="greedy", author="arena", on_match_start=on_match_start)
 

@@ -15,7 +15,7 @@ from arena.errors import ConfigError
 from arena.levels import registry_yaml
 
 DEFAULT_DB = "arena-serve.db"
-# Without CONFIG: the house levels (arena/levels.py: Level 1 · Beginner to Level 5 · Expert, built from
+# Without CONFIG: the house levels (arena/levels.py: Level 1 · Beginner to Level 6 · Master, built from
 # arena's reference bots), then a random player below them all (arena's own checkout: commands from bots/)
 DEFAULT_REGISTRY = registry_yaml() + """\
   - name: random
@@ -24,7 +24,7 @@ DEFAULT_REGISTRY = registry_yaml() + """\
 
 EPILOG = """\
 Quick Play seats you against a bot of the registry (CONFIG's bots:, the same list a tournament plays; without
-CONFIG the house levels, Level 1 · Beginner to Level 5 · Expert, and random); "Create a room" gives a code to share
+CONFIG the house levels, Level 1 · Beginner to Level 6 · Master, and random); "Create a room" gives a code to share
 with a friend. Every game is recorded in --db (the first variant's games; another variant's go to the same name
 with the variant before .db), which `arena report` renders.
 

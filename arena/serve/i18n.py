@@ -36,8 +36,7 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_anchor_mean": "Rating 0 is the mean of the bots in play.",
         "ladder_anchor_name": "Rating 0 is {name}'s current version.",
         # issue 36, the house levels (arena/levels.py)
-        "ladder_anchor_levels": "The house levels sit at their measured Elo: Level 1 is 0, Level 5 the full "
-                                "house bot.",
+        "ladder_anchor_levels": "The house levels sit at their measured Elo: Level 1 is 0.",
         "ladder_history": "Rating after each pair",
         "ladder_history_axis": "rated pairs of the ladder",
         "ladder_recent": "Recent matches",
@@ -264,8 +263,7 @@ _STRINGS: dict[str, dict[str, str]] = {
         "ladder_anchor_mean": "Рейтинг 0 е средният на ботовете в игра.",
         "ladder_anchor_name": "Рейтинг 0 е на текущата версия на {name}.",
         # issue 36, the house levels (arena/levels.py)
-        "ladder_anchor_levels": "Нивата на сайта стоят на измерения си рейтинг: Ниво 1 е 0, Ниво 5 е пълният "
-                                "бот на сайта.",
+        "ladder_anchor_levels": "Нивата на сайта стоят на измерения си рейтинг: Ниво 1 е 0.",
         "ladder_history": "Рейтинг след всяка двойка",
         "ladder_history_axis": "оценени двойки в класацията",
         "ladder_recent": "Последни мачове",

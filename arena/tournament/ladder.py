@@ -433,15 +433,16 @@ def anchored(store: LadderStore, ratings: Sequence[LadderRating] | None = None,
     """The ratings (default: `standings`) with the ladder's anchor at 0, and the offset taken off: the
     anchor's current version's rating, or the mean of the versions in play (also when the anchor's name
     has no version in play yet). Anchor ``levels``: the offset puts the house levels in play (`add_levels`) at
-    their measured Elo on average (Level 1 = 0), so every rating reads on the levels' scale. Only what is
+    their measured Elo on average (Level 1 = 0), so every rating reads on the levels' scale; the levels whose
+    strength depends on the machine (a think time) are rated, and do not anchor. Only what is
     shown moves: the model, its choices and ranks do not."""
     ratings = list(standings(store) if ratings is None else ratings)
     anchor = open_ladder(store).settings.anchor if anchor is None else anchor
     versions = {v.key: v for v in store.versions()}
     playing = [r for r in ratings if versions[r.key].status == "admitted"]
     if anchor == LEVELS_ANCHOR:  # the house levels in play at their measured Elo, on average (arena/levels.py)
-        fixed = [r.rating - LEVELS_BY_NAME[versions[r.key].program].elo for r in playing
-                 if versions[r.key].program in LEVELS_BY_NAME]
+        house = {r.key: LEVELS_BY_NAME.get(versions[r.key].program) for r in playing}
+        fixed = [r.rating - level.elo for r in playing if (level := house[r.key]) is not None and level.deterministic]
         fixed = [sum(fixed) / len(fixed)] if fixed else []
     else:
         fixed = [r.rating for r in playing if versions[r.key].program == anchor]
@@ -749,13 +750,14 @@ def challenge(path: Path, first: str, second: str, pairs: int, options: RunOptio
 
 
 def add_levels(store: LadderStore, sandbox: str | None = None, log: Log = _quiet) -> list[Added]:
-    """Register and admit the house levels (arena/levels.py) as the organiser's bots, author ``arena``: built
-    from arena's own bots/ folder, named ``level-N-KEY``. A level already on the ladder is left as it is
+    """Register and admit the deterministic house levels (arena/levels.py: Level 1 to 5, the fixed points of the
+    scale; not Level 6, whose think time makes it the machine's) as the organiser's bots, author ``arena``:
+    built from arena's own bots/ folder, named ``level-N-KEY``. A level already on the ladder is left as it is
     (`Added` with status ``same``); a level whose program changed (a rebuilt bot) becomes its next version."""
     if not (LEVELS_BOTS / "greedy.py").is_file():
         raise ConfigError("add-levels needs arena's checkout: its bots/ folder holds the levels' programs")
     added = []
-    for level in LEVELS:
+    for level in [lv for lv in LEVELS if lv.deterministic]:
         got = register_version(store, level.name, level.bot_command, "arena", level.build, base_dir=LEVELS_BOTS,
                                sandbox=sandbox)
         if isinstance(got, LadderVersion):
