@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_serve import Browser, Server, Socket, connect, play_out, start_server, stop_server
@@ -109,6 +110,36 @@ async def test_quick_play_seats_you_against_the_levels_command(server: Server) -
         conn.close()
     assert command == level.bot_command  # the level's own command, from bots/
     assert json.loads(argv)[0].endswith("bots/ismcts/ismcts") and json.loads(argv)[1:] == ["--iters", "3000"]
+
+
+@pytest.fixture(scope="module")
+def chromium(server: Server) -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from test_report_browser import ARGS, CHROMIUM
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "bg-BG"])
+def test_a_player_sees_at_the_table_which_level_they_face(server: Server, chromium: Any, locale: str) -> None:
+    level, lang = LEVELS[1], locale[:2]
+    context = chromium.new_context(locale=locale)
+    context.set_default_timeout(20_000)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        assert level.label(lang) in page.inner_text("#opponent")  # the home page's list, in the page's language
+        page.select_option("#opponent", level.name)
+        page.click("#quick-play")
+        page.wait_for_url("**/room/*")
+        page.wait_for_function("t => document.getElementById('name-them').textContent === t", arg=level.label(lang))
+    finally:
+        context.close()
 
 
 # ------------------------------------------------------------------ a ladder anchored on the levels
