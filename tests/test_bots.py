@@ -216,6 +216,8 @@ def test_c_greedy_blunders_as_greedy_py(c_bot: str) -> None:
 
 
 @pytest.mark.parametrize("args", [["--blunder", "1.5"], ["--blunder", "x"], ["--seed", "-1"], ["--nonesuch"]])
-def test_c_greedy_refuses_bad_options(c_bot: str, args: list[str]) -> None:
-    done = subprocess.run(["bots/c/greedy", *args], cwd=ROOT, input="", capture_output=True, text=True, timeout=10)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+def test_greedy_bots_refuse_bad_options(c_bot: str, args: list[str]) -> None:
+    """Both greedy bots refuse a bad option at once: a message on stderr (not a traceback) and exit code 2."""
+    for command in (["bots/c/greedy"], [sys.executable, "bots/greedy.py"]):
+        done = subprocess.run([*command, *args], cwd=ROOT, input="", capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.strip(), done.stderr
