@@ -173,11 +173,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             print(f"{added.key}: admitted; the next `arena ladder {db} run` places it")
             return 0
         if args.action == "add-levels":
-            added = lad.add_levels(store, args.sandbox, log=print)
+            levels = lad.add_levels(store, args.sandbox, log=print)
             if lad.open_ladder(store).settings.anchor != lad.LEVELS_ANCHOR:
                 print(f"(ratings are shown with {lad.open_ladder(store).settings.anchor} at 0; a ladder made "
                       "with `init --anchor levels` shows the levels at their measured Elo)")
-            return 1 if any(a.status == "refused" for a in added) else 0
+            return 1 if any(level.status == "refused" for level in levels) else 0
         if args.action == "standings":
             return _standings(store, args.json)
         if args.action == "token":
