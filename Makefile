@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-large bots pyc clean browser sandbox langs
+.PHONY: demo test lint bench bench-large bench-levels bots pyc clean browser sandbox langs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -82,6 +82,11 @@ bench: $(STAMP)
 bench-large: $(STAMP) sandbox
 	$(MAKE) -s -C bench
 	$(PY) bench/large.py
+
+# The house levels (arena/levels.py), each against the one below: 4 x 200 matches and 40 for Level 6, one at a time,
+# about 25 minutes (too long for `make bench`); the figures go into arena/levels.py, bots/README.md, PERFORMANCE.md.
+bench-levels: $(STAMP) bots
+	$(PY) bench/levels_bench.py
 
 clean:
 	rm -rf $(VENV) reports/*/ .pytest_cache

@@ -11,8 +11,12 @@
 - leading: while the talon is open lead low cards; once it is closed or empty, cash sure winners first.
 
 Run it from the repository root:  python bots/greedy.py
+A weaker greedy, for the house levels (arena/levels.py):  python bots/greedy.py --blunder 0.3 --seed 7
+plays a uniformly random legal action instead with probability 0.3 at each turn (seeded; bots/c/greedy
+takes the same options and draws the same numbers, so the two still make the same decisions).
 """
 
+import argparse
 import os
 import sys
 
@@ -103,7 +107,27 @@ def lead(view: SeatView, cards: list[Card]) -> Card:
     return min(cards, key=lambda c: (c.rank >= TEN, c.suit == trump, in_pair(c, view.hand), c.points))
 
 
+# --blunder P: the chance of a random legal action at each turn, drawn from splitmix64 seeded by --seed
+# (the same generator as bots/c/greedy.c, so that both bots blunder at the same turns with the same action).
+MASK = (1 << 64) - 1
+blunder = 0.0
+rng_state = 0
+
+
+def next_random() -> int:
+    """splitmix64: the next 64-bit number of the blunder stream."""
+    global rng_state
+    rng_state = (rng_state + 0x9E3779B97F4A7C15) & MASK
+    z = rng_state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
 def choose(view: SeatView, legal: list[Action]) -> Action:
+    if blunder > 0:  # one draw at every turn, a second to pick the action when it blunders
+        if (next_random() >> 11) < blunder * 2.0**53:
+            return legal[next_random() % len(legal)]
     if DECLARE in legal and view.points[0] >= 66 and view.tricks[0] > 0:
         return DECLARE
     if EXCHANGE in legal:
@@ -120,5 +144,20 @@ def choose(view: SeatView, legal: list[Action]) -> Action:
     return Action("play", lead(view, cards))
 
 
-if __name__ == "__main__":
+def main() -> None:
+    global blunder, rng_state
+    parser = argparse.ArgumentParser(description="greedy: rules of thumb, no search (bots/README.md)")
+    parser.add_argument("--blunder", type=float, default=0.0, metavar="P",
+                        help="play a random legal action with probability P (0 to 1) at each turn (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the blunders (default 0)")
+    args = parser.parse_args()
+    if not 0.0 <= args.blunder <= 1.0:
+        parser.error(f"--blunder must be between 0 and 1, not {args.blunder}")
+    if args.seed < 0:
+        parser.error(f"--seed must be 0 or more, not {args.seed}")
+    blunder, rng_state = args.blunder, args.seed & MASK
     run(choose, name="greedy", author="arena", on_match_start=on_match_start)
+
+
+if __name__ == "__main__":
+    main()

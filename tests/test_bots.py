@@ -195,3 +195,29 @@ def test_c_greedy_makes_the_decisions_of_greedy_py(greedy_sessions, seat: int) -
 def test_c_greedy_beats_random_clearly(greedy_sessions) -> None:  # type: ignore[no-untyped-def]
     wins = sum(r.winner == seat for seat in (0, 1) for r in greedy_sessions["c", seat][0])
     assert wins >= 0.9 * 2 * len(SAME_GAMES), f"the C greedy bot won only {wins} of {2 * len(SAME_GAMES)}"
+
+
+def test_c_greedy_blunders_as_greedy_py(c_bot: str) -> None:
+    """--blunder P --seed S (the house levels' weaker greedy): both bots draw the same splitmix64 numbers, so
+    they blunder at the same turns with the same random action, and stay line for line the same."""
+    games = [g for g in SAME_GAMES if g[1] < 3]
+    transcripts = {}
+    for label, bot in (("c", "bots/c/greedy"), ("py", f"{PY} bots/greedy.py")):
+        processes: list[BotProcess] = []
+        run_session([f"{bot} --blunder 0.3 --seed 5", f"{PY} bots/random.py --seed 11"], games, bots=processes)
+        transcripts[label] = [line.replace("greedy-c", "greedy") for line in processes[0].transcript]
+    assert transcripts["c"] == transcripts["py"]
+    # and the blunders are real: greedy itself answers differently somewhere in the same games
+    processes = []
+    run_session(["bots/c/greedy", f"{PY} bots/random.py --seed 11"], games, bots=processes)
+    replies = {"plain": [x for x in processes[0].transcript if x.startswith("< ") and " greedy" not in x],
+               "blunder": [x for x in transcripts["c"] if x.startswith("< ") and " greedy" not in x]}
+    assert replies["plain"] != replies["blunder"]
+
+
+@pytest.mark.parametrize("args", [["--blunder", "1.5"], ["--blunder", "x"], ["--seed", "-1"], ["--nonesuch"]])
+def test_greedy_bots_refuse_bad_options(c_bot: str, args: list[str]) -> None:
+    """Both greedy bots refuse a bad option at once: a message on stderr (not a traceback) and exit code 2."""
+    for command in (["bots/c/greedy"], [sys.executable, "bots/greedy.py"]):
+        done = subprocess.run([*command, *args], cwd=ROOT, input="", capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.strip(), done.stderr

@@ -47,7 +47,7 @@ class Server:
 
 
 def start_server(tmp: Path, *extra: str) -> Server:
-    """`arena serve` on a free port of 127.0.0.1 (the default registry: greedy and random), its URL read
+    """`arena serve` on a free port of 127.0.0.1 (the default registry: the house levels and random), its URL read
     from the line it prints."""
     db = tmp / "games.db"
     return spawn_server(db, tmp, "serve", "--port", "0", "--db", str(db), "--sandbox", "none", "--leave-timeout",
@@ -562,7 +562,7 @@ async def test_a_foreign_host_header_is_refused(server: Server, tmp_path: Path) 
 
 async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None:
     b = Browser(server)
-    async with connect(server, b.quick("greedy"), b.cookie()) as ws:  # at least one game in the database
+    async with connect(server, b.quick("level-3-intermediate"), b.cookie()) as ws:  # at least one game in the database
         await play_out(Socket(ws), lambda m: m["phase"] == "over" and m["replay"])
     proc = subprocess.Popen([*ARENA, "serve", "--watch", str(server.db), "--port", "0"], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -586,7 +586,7 @@ async def test_watch_pushes_live_updates(server: Server, tmp_path: Path) -> None
         with trio.fail_after(90):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(first_update)
-                async with connect(server, b.quick("greedy"), b.cookie()) as ws:  # a game lands meanwhile
+                async with connect(server, b.quick("level-3-intermediate"), b.cookie()) as ws:  # a game lands meanwhile
                     await play_out(Socket(ws), lambda m: m["phase"] == "over" and m["replay"])
         assert viewer.get("/")[1] != index
     finally:

@@ -266,7 +266,7 @@ def test_quick_play_on_a_phone_by_taps(server: Server, pages: Pages) -> None:
     while games < MAX_PHONE_GAMES and not (declared and void):
         games += 1
         page.goto(server.url)
-        assert "ismcts · strong" in page.inner_text("#opponent")  # the strong bot is offered, and says so
+        assert "Level 5 · Expert" in page.inner_text("#opponent")  # the house levels are offered by name
         page.select_option("#opponent", "random")
         page.select_option("#variant", "sixty-six")  # 66 is declared: the declaration ends a deal
         page.tap("#quick-play")

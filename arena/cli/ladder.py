@@ -42,9 +42,10 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                       help="duplicate pairs played at once, 1 to 64 (default 2); fixed for the ladder's life, "
                       "since which pairs are chosen depends on it")
     init.add_argument("--seed", type=int_option("--seed"), default=None, help="the ladder's seed (default random)")
-    init.add_argument("--anchor", default="mean", metavar="NAME|mean",
+    init.add_argument("--anchor", default="mean", metavar="NAME|mean|levels",
                       help="what rating 0 is on the pages: a bot's name (its current version; e.g. a reference "
-                      "bot added first) or mean, the mean of the bots in play (default)")
+                      "bot added first), mean, the mean of the bots in play (default), or levels: the house "
+                      "levels (add-levels) at their measured Elo, Level 1 at 0")
 
     add = actions.add_parser("add", help="register a bot version; it is admitted or refused with the reason")
     add.add_argument("name", metavar="NAME", help="the bot's name (a new program under a known name is its "
@@ -58,6 +59,10 @@ def add_parser(sub: Any, commands: dict[str, Any]) -> None:
                      help="the command is a stranger's, as an upload's: resolved in --cwd DIR, it may name no path "
                      "outside it, and its build writes DIR alone")
     add_sandbox_option(add)
+
+    levels = actions.add_parser("add-levels", help="add the house levels (arena's graded opponents, Level 1 to "
+                                "5) as the organiser's bots: fixed points of the scale (init --anchor levels)")
+    add_sandbox_option(levels)
 
     run = actions.add_parser("run", help="play rated pairs until stopped (Ctrl-C; a resumed run goes on)")
     stop = run.add_mutually_exclusive_group()
@@ -129,12 +134,12 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             bank_ms=None if args.bank is None else duration_option(args.bank, "--bank", "bank"),
             handshake_ms=duration_option(args.handshake_time, "--handshake-time", "handshake"))
         check_database_path(db, "DB")
-        if args.anchor != "mean":
+        if args.anchor not in ("mean", lad.LEVELS_ANCHOR):
             from arena.tournament.config import name_problem
 
             wrong = name_problem(args.anchor)
             if wrong is not None:
-                raise ConfigError(f"--anchor: {wrong[0]}; expected mean, or {wrong[1]}")
+                raise ConfigError(f"--anchor: {wrong[0]}; expected mean, levels, or {wrong[1]}")
         seed = lad.init_ladder(db, rules, lad.LadderSettings(tc, args.policy, args.pairs_in_flight, args.anchor),
                                args.seed)
         print(f"ladder {db}: {rules.name}, {tc.move_ms} ms a move, {args.pairs_in_flight} pairs in flight, seed {seed}")
@@ -167,6 +172,12 @@ def cmd_ladder(args: argparse.Namespace) -> int:
                 return 1
             print(f"{added.key}: admitted; the next `arena ladder {db} run` places it")
             return 0
+        if args.action == "add-levels":
+            levels = lad.add_levels(store, args.sandbox, log=print)
+            if lad.open_ladder(store).settings.anchor != lad.LEVELS_ANCHOR:
+                print(f"(ratings are shown with {lad.open_ladder(store).settings.anchor} at 0; a ladder made "
+                      "with `init --anchor levels` shows the levels at their measured Elo)")
+            return 1 if any(level.status == "refused" for level in levels) else 0
         if args.action == "standings":
             return _standings(store, args.json)
         if args.action == "token":
@@ -241,7 +252,7 @@ def _run_duration(text: str) -> int:
 
 
 def _standings(store: Any, as_json: bool) -> int:
-    from arena.tournament.ladder import board
+    from arena.tournament.ladder import LEVELS_ANCHOR, board
 
     shown = board(store)
     rows = [{k: round(v, 1) if k in ("rating", "low", "high") else v for k, v in row.items() if k != "version"}
@@ -265,7 +276,8 @@ def _standings(store: Any, as_json: bool) -> int:
         state = words[f"ladder_state_{w['state']}"]
         print(f"      {w['key']}: {state}" + (f": {w['reason']}" if w["reason"] and w["state"] == "refused" else ""))
     anchor = shown.anchor
-    print(words["ladder_anchor_mean"] if anchor == "mean" else words["ladder_anchor_name"].format(name=anchor))
+    print(words["ladder_anchor_mean"] if anchor == "mean" else words["ladder_anchor_levels"]
+          if anchor == LEVELS_ANCHOR else words["ladder_anchor_name"].format(name=anchor))
     for host in flagged:
         print(f"flagged: {host} ends matches in terminations far more often than the rest "
               f"(arena ladder DB void --worker {host})")

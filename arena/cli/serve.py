@@ -12,26 +12,21 @@ from typing import Any, cast
 
 from arena.cli.options import add_sandbox_option, add_set_option, duration_option, parse_overrides
 from arena.errors import ConfigError
+from arena.levels import registry_yaml
 
 DEFAULT_DB = "arena-serve.db"
-# Without CONFIG: the repository's reference bots in Python (arena's own checkout)
-DEFAULT_REGISTRY = """\
-name: serve
-bots:
-  - name: greedy
-    command: python greedy.py
-  - name: ismcts
-    command: ismcts/ismcts --ms 300
-    build: make -s -C ismcts
+# Without CONFIG: the house levels (arena/levels.py: Level 1 · Beginner to Level 6 · Master, built from
+# arena's reference bots), then a random player below them all (arena's own checkout: commands from bots/)
+DEFAULT_REGISTRY = registry_yaml() + """\
   - name: random
     command: python random.py --seed 1
 """
 
 EPILOG = """\
 Quick Play seats you against a bot of the registry (CONFIG's bots:, the same list a tournament plays; without
-CONFIG the reference bots greedy, ismcts and random); "Create a room" gives a code to share with a friend. Every game
-is recorded in --db (the first variant's games; another variant's go to the same name with the variant
-before .db), which `arena report` renders.
+CONFIG the house levels, Level 1 · Beginner to Level 6 · Master, and random); "Create a room" gives a code to share
+with a friend. Every game is recorded in --db (the first variant's games; another variant's go to the same name
+with the variant before .db), which `arena report` renders.
 
 examples: arena serve tournaments/demo.yaml
           arena serve --port 8080 --human-time 5m --set match_target=3
@@ -110,7 +105,7 @@ def _registry(args: argparse.Namespace) -> Any:
         if not (bots / "greedy.py").is_file():
             raise ConfigError("arena serve needs a CONFIG whose bots: are the opponents (no reference bots here)")
         config = parse_config(DEFAULT_REGISTRY, bots / "serve-registry.yaml")
-    run_builds(config)  # the reference ismcts is C: built (once; make does nothing when it is up to date)
+    run_builds(config)  # the levels' bots are C: built (once; make does nothing when it is up to date)
     if args.sandbox is not None:
         config = dataclasses.replace(config, sandbox=args.sandbox)
     if resolve_sandbox(config.sandbox) == "bwrap":  # as `arena run`: no pipe, nothing unreadable among its files

@@ -32,6 +32,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from arena.levels import BY_NAME
 from arena.report import environment as report_environment
 from arena.serve.i18n import LANGS, pick_language, rules_sections, strings, variant_name
 from arena.serve.rooms import CODE_ALPHABET, CODE_LENGTH, Refused, Room, RoomHall, heartbeat
@@ -82,13 +83,13 @@ def environment() -> jinja2.Environment:
                                                       report.loader]))  # type: ignore[list-item]
 
 
-STRENGTHS = {"random": "easy", "greedy": "medium", "ismcts": "strong"}  # the reference bots, as the demo rates them
-
-
-def strength(bot: str) -> str | None:
-    """How hard a registry bot is to beat, for the opponent list: known for arena's reference bots (by name,
-    as the demo and the default registry call them: ``c-random`` is a random bot too), else None."""
-    return STRENGTHS.get(bot) or STRENGTHS.get(bot.rsplit("-", 1)[-1])
+def opponent_option(bot: str, lang: str) -> str:
+    """A registry bot as the opponent list shows it: a house level (arena/levels.py) by its label and short
+    description, "Level 3 · Intermediate — greedy: ..."; any other bot by its name."""
+    level = BY_NAME.get(bot)
+    if level is None:
+        return bot
+    return f"{level.label(lang)} — {level.description.get(lang, level.description['en'])}"
 
 
 def normal_code(text: str) -> str | None:
@@ -330,7 +331,8 @@ class ServeApp:
 
     async def home(self, request: Request) -> Response:
         lang = lang_of(request)
-        return self.page(request, "serve_home.html", bots=[(b.name, strength(b.name)) for b in self.hall.registry.bots],
+        bots = [(b.name, opponent_option(b.name, lang)) for b in self.hall.registry.bots]
+        return self.page(request, "serve_home.html", bots=bots,
                     variants=self.variants_for(lang))
 
     def to_room(self, room: Room, token: str | None) -> Response:
@@ -481,6 +483,7 @@ async def _talk(websocket: WebSocket, room: Room, seat: int | None) -> None:
     can). A client that never answers it (a script) is not held to it."""
     lock = trio.Lock()
     every, silent = heartbeat(room.leave_s)
+    lang = lang_of(websocket)  # a house level's name is shown in the page's language
 
     async def send(text: str) -> None:
         async with lock:
@@ -492,7 +495,7 @@ async def _talk(websocket: WebSocket, room: Room, seat: int | None) -> None:
             if room.watched.version != version:
                 version = room.watched.version
                 try:
-                    await send(json.dumps(room.state(seat)))
+                    await send(json.dumps(room.state(seat, lang)))
                 except (WebSocketDisconnect, RuntimeError, trio.BrokenResourceError, trio.ClosedResourceError):
                     return  # the page went away; the receiving side notices and ends the connection
             else:

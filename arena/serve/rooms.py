@@ -28,6 +28,7 @@ from arena.game.cards import Card
 from arena.game.match import Match
 from arena.game.variants import RuleSet
 from arena.protocol.session import Termination, Violation
+from arena.levels import BY_NAME
 from arena.referee.clock import TimeControl
 from arena.referee.match import Forfeit, Player, play_match
 from arena.referee.process import BotSpec
@@ -147,11 +148,14 @@ class Room:
         self.match = match
         self.watched.bump()
 
-    def state(self, seat: int | None) -> dict[str, Any]:
-        """What one page is sent: the table as ``seat`` (None: a spectator) may see it, and the room."""
+    def state(self, seat: int | None, lang: str = "en") -> dict[str, Any]:
+        """What one page is sent: the table as ``seat`` (None: a spectator) may see it, and the room. A house
+        level is named by its label in ``lang`` ("Level 3 · Intermediate"), the player's name for it."""
         web = self.slots[seat].web if seat is not None else None
-        out: dict[str, Any] = {"type": "state", "phase": self.phase, "seat": seat,
-                               "names": [s.name for s in self.slots], "bots": [s.bot is not None for s in self.slots],
+        names = [BY_NAME[s.bot].label(lang) if s.bot is not None and s.bot in BY_NAME else s.name
+                 for s in self.slots]
+        out: dict[str, Any] = {"type": "state", "phase": self.phase, "seat": seat, "names": names,
+                               "bots": [s.bot is not None for s in self.slots],
                                "named": [s.nick for s in self.slots],
                                "variant": self.variant, "target": self.rules.match_target,
                                "stakes": stakes(self.rules)}

@@ -31,6 +31,9 @@ import trio
 from arena.botspec import BotSpecError, OutsideError, confine_command, fingerprint, resolve_command, split_command
 from arena.errors import ConfigError
 from arena.game.variants import RuleSet
+from arena.levels import BOTS as LEVELS_BOTS
+from arena.levels import BY_NAME as LEVELS_BY_NAME
+from arena.levels import LEVELS
 from arena.referee.clock import TimeControl
 from arena.referee.match import Player
 from arena.referee.policy import ViolationPolicy
@@ -129,6 +132,10 @@ def init_ladder(path: Path, rules: RuleSet, settings: LadderSettings, seed: int 
 # ---------------------------------------------------------------------------------------------- versions
 def version_key(name: str, fp: str) -> str:
     return f"{name}.{fp[:8]}"
+
+
+#: The anchor that puts the house levels at their measured Elo (`anchored`), as `init --anchor levels` sets it.
+LEVELS_ANCHOR = "levels"
 
 
 @dataclass(frozen=True)
@@ -425,12 +432,20 @@ def anchored(store: LadderStore, ratings: Sequence[LadderRating] | None = None,
              anchor: str | None = None) -> tuple[list[LadderRating], float]:
     """The ratings (default: `standings`) with the ladder's anchor at 0, and the offset taken off: the
     anchor's current version's rating, or the mean of the versions in play (also when the anchor's name
-    has no version in play yet). Only what is shown moves: the model, its choices and ranks do not."""
+    has no version in play yet). Anchor ``levels``: the offset puts the house levels in play (`add_levels`) at
+    their measured Elo on average (Level 1 = 0), so every rating reads on the levels' scale; the levels whose
+    strength depends on the machine (a think time) are rated, and do not anchor. Only what is
+    shown moves: the model, its choices and ranks do not."""
     ratings = list(standings(store) if ratings is None else ratings)
     anchor = open_ladder(store).settings.anchor if anchor is None else anchor
     versions = {v.key: v for v in store.versions()}
     playing = [r for r in ratings if versions[r.key].status == "admitted"]
-    fixed = [r.rating for r in playing if versions[r.key].program == anchor]
+    if anchor == LEVELS_ANCHOR:  # the house levels in play at their measured Elo, on average (arena/levels.py)
+        house = {r.key: LEVELS_BY_NAME.get(versions[r.key].program) for r in playing}
+        fixed = [r.rating - level.elo for r in playing if (level := house[r.key]) is not None and level.deterministic]
+        fixed = [sum(fixed) / len(fixed)] if fixed else []
+    else:
+        fixed = [r.rating for r in playing if versions[r.key].program == anchor]
     offset = fixed[-1] if fixed else (sum(r.rating for r in playing) / len(playing) if playing else 0.0)
     return [dataclasses.replace(r, rating=r.rating - offset, low=r.low - offset, high=r.high - offset)
             for r in ratings], offset
@@ -734,6 +749,25 @@ def challenge(path: Path, first: str, second: str, pairs: int, options: RunOptio
         return [store.pair(i).score or 0.0 for i in ids]
 
 
+def add_levels(store: LadderStore, sandbox: str | None = None, log: Log = _quiet) -> list[Added]:
+    """Register and admit the deterministic house levels (arena/levels.py: Level 1 to 5, the fixed points of the
+    scale; not Level 6, whose think time makes it the machine's) as the organiser's bots, author ``arena``:
+    built from arena's own bots/ folder, named ``level-N-KEY``. A level already on the ladder is left as it is
+    (`Added` with status ``same``); a level whose program changed (a rebuilt bot) becomes its next version."""
+    if not (LEVELS_BOTS / "greedy.py").is_file():
+        raise ConfigError("add-levels needs arena's checkout: its bots/ folder holds the levels' programs")
+    added = []
+    for level in [lv for lv in LEVELS if lv.deterministic]:
+        got = register_version(store, level.name, level.bot_command, "arena", level.build, base_dir=LEVELS_BOTS,
+                               sandbox=sandbox)
+        if isinstance(got, LadderVersion):
+            log(f"{got.key}: {level.label()}: checking ...")
+            got = admit(store, got, sandbox)
+        log(f"{got.key}: {got.status}{': ' + got.reason if got.reason else ''}")
+        added.append(got)
+    return added
+
+
 def find_version(store: LadderStore, name: str) -> LadderVersion:
     """A version by its key, or a name's latest admitted version. ConfigError names what exists."""
     versions = [v for v in store.versions() if v.status in ("admitted", "retired")]
@@ -759,7 +793,8 @@ def token_hash(token: str) -> str:
 
 
 __all__ = [
-    "Added", "Ladder", "LadderSettings", "Refusal", "RunOptions", "admit", "admit_upload", "apply_ready",
+    "LEVELS_ANCHOR", "Added", "Ladder", "LadderSettings", "Refusal", "RunOptions", "add_levels", "admit",
+    "admit_upload", "apply_ready",
     "anchored", "challenge", "ladder_secrets", "private_text", "state_of",
     "find_version", "flagged_hosts", "init_ladder", "ladder_config", "new_token", "open_ladder", "register_version",
     "run_ladder", "standings", "token_hash", "version_key",

@@ -1,6 +1,8 @@
 /* A greedy bot in C99, no dependencies: a port of bots/greedy.py that makes the same decision at every turn.
  *
  *   make -C bots/c && bots/c/greedy
+ *   bots/c/greedy --blunder 0.3 --seed 7    a weaker greedy (the house levels, arena/levels.py): a random
+ *                                           legal action with probability 0.3 at each turn, as greedy.py
  *
  * It speaks protocol 1.0, as greedy.py does, and keeps no memory beyond the current match's rules: each
  * decision comes from the turn line alone. The rules of thumb (see greedy.py for the reasoning):
@@ -255,6 +257,24 @@ static struct action choose(const struct view *v) {
     return a;
 }
 
+/* --blunder P: a random legal action with probability P at each turn, from splitmix64 seeded by --seed:
+ * the same generator and the same draws as greedy.py, so the two bots still agree on every decision. */
+static double blunder;
+static unsigned long long rng_state;
+
+static unsigned long long next_random(void) {
+    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static struct action choose_or_blunder(const struct view *v) {
+    if (blunder > 0 && (double)(next_random() >> 11) < blunder * 9007199254740992.0) /* 2^53 */
+        return v->legal[next_random() % (unsigned long long)v->nlegal];
+    return choose(v);
+}
+
 static void reply(struct action a) {
     switch (a.kind) {
     case 'd': printf("declare\n"); break;
@@ -264,10 +284,26 @@ static void reply(struct action a) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     char *line = NULL;
     size_t cap = 0;
     struct view v;
+    for (int i = 1; i < argc; i++) {
+        char *end = NULL;
+        if (strcmp(argv[i], "--blunder") == 0 && i + 1 < argc) {
+            blunder = strtod(argv[++i], &end);
+            if (*end || !(blunder >= 0 && blunder <= 1)) {
+                fprintf(stderr, "greedy.c: --blunder must be between 0 and 1, not %s\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            rng_state = strtoull(argv[++i], &end, 10);
+            if (*end || argv[i][0] == '-') { fprintf(stderr, "greedy.c: --seed wants a number, not %s\n", argv[i]); return 2; }
+        } else {
+            fprintf(stderr, "usage: greedy [--blunder P] [--seed S]\n");
+            return 2;
+        }
+    }
     setvbuf(stdout, NULL, _IOLBF, 0); /* a pipe is fully buffered by default: flush at each newline */
     default_rules();
 
@@ -285,7 +321,7 @@ int main(void) {
         } else if (strncmp(line, "turn ", 5) == 0) {
             parse_turn(line, &v);
             if (v.nlegal == 0) { fprintf(stderr, "greedy.c: turn without legal=\n"); return 1; }
-            reply(choose(&v));
+            reply(choose_or_blunder(&v));
         } else if (strncmp(line, "error ", 6) == 0) {
             fprintf(stderr, "greedy.c: referee %s\n", line);
         } /* deal, events, deal-end, match-end, unknown lines: nothing to answer */
