@@ -172,7 +172,7 @@ def test_a_new_version_retires_the_old_and_challenges_are_never_rated(tmp_path, 
     new_ladder(db, ("mine", f"{mine}/bot 1"), ("greedy", f"{c_bots}/greedy"))
     assert ladder(db, "run", "--pairs", "2").returncode == 0
     shutil.copy(c_bots / "greedy", mine / "bot")  # a new program under the same name
-    out = ladder(db, "add", "mine", f"{mine}/bot 2")
+    out = ladder(db, "add", "mine", f"{mine}/bot --seed 2")  # (greedy takes options only)
     assert out.returncode == 0 and "admitted" in out.stdout, out.stdout + out.stderr
     assert ladder(db, "challenge", "mine", "greedy", "--pairs", "1").returncode == 0
     assert ladder(db, "run", "--pairs", "4").returncode == 0
