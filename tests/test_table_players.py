@@ -155,6 +155,8 @@ def version(page: Any) -> int:
 
 def quick(page: Any, server: Server, lang: str, variant: str = "sixty-six") -> None:
     page.goto(server.url + f"?lang={lang}")
+    # the start page fits the screen: the levels' long names and descriptions included
+    assert page.evaluate("document.documentElement.scrollWidth <= screen.width")
     page.select_option("#opponent", "random")
     page.select_option("#variant", variant)
     page.click("#quick-play")
