@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError, ConfigError
-from arena.stats import MeanSprt, PairSprt
 from arena.seeds import guessable_seed_warning
+from arena.stats import MeanSprt, PairSprt
 
 if TYPE_CHECKING:
     from arena.botspec import BotProvenance
