@@ -633,7 +633,8 @@ def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSe
         rt = ratings(list(results.values()), anchor=names[1], bootstrap=300, seed=seed)
         a = rt[names[0]]
         elo = {"bot": names[0], "against": names[1], "elo": round(a.elo, 1),
-               "interval": None if a.lo is None or a.hi is None else [round(a.lo, 1), round(a.hi, 1)]}
+               "interval": None if a.lo is None or a.hi is None else [round(a.lo, 1), round(a.hi, 1)],
+               "units": a.units, "approximate": a.approximate}
     return {
         "variant": rules.name,
         "elo_difference": elo,
