@@ -31,9 +31,10 @@ from typing import Any
 from arena.stats.results import Result, bots_in_order, check_results, components, units
 
 #: An interval from fewer resampling units than this (duplicate pairs, or matches without a twin) is labelled
-#: approximate: widened by `small_sample_factor`, it held the truth in 90-100% of simulated series of 10
-#: pairs, and in 96% or more from 20 on (bench/interval_coverage.py, docs/STATISTICS.md).
-APPROXIMATE_BELOW = 20
+#: approximate: widened by `small_sample_factor`, it held the truth in 90-100% of simulated series of 10 or 20
+#: pairs, and in 92.5-99% of series of 30 (400 series a case: ±1.1%; bench/interval_coverage.py,
+#: docs/STATISTICS.md).
+APPROXIMATE_BELOW = 30
 
 #: Elo points per natural (logistic) unit: 400 / ln 10, about 173.7.
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -290,7 +291,7 @@ def small_sample_factor(units: int) -> float:
     bot's duplicate pairs, or its matches without a twin) is drawn: t(0.975, n - 1) / z(0.975) *
     sqrt(n / (n - 1)). The bootstrap spreads as the plug-in variance (n - 1)/n of the unbiased one, with
     normal tails where a mean of n units has Student's; at 10 pairs the percentile interval covered 83-94%
-    of the time (docs/STATISTICS.md), widened 22% it covers 93-96%. 1.01 at 150 pairs, 1 in the limit."""
+    of the time (docs/STATISTICS.md), widened 22% it covers 90-100%. 1.01 at 150 pairs, 1 in the limit."""
     if units <= 1:
         return 1.0  # one unit: the bootstrap has nothing to resample (the prior alone bounds it)
     df = units - 1
