@@ -158,10 +158,11 @@ class MeanSprt(_Wald):
     No shape is assumed for the units' distribution: like `PairSprt`'s, the statistic is the empirical
     likelihood ratio (fishtest's GSPRT for a continuous score). Under each hypothesis the units' distribution
     is the one most likely for the observed units among those with the hypothesis's mean, on the observed
-    values (p_i = w_i / (W (1 + lam (x_i - s_j))), `_fit`), and the LLR is the log-likelihood ratio of the
-    two fits at the units seen. The skew of the adjusted scores (a strong bot's rare lost pairs make a long
-    tail) is in the fit, where a normal model ignored it and accepted H1 wrongly in 7.5% of runs at
-    elo0/elo1 = 350/400 (alpha 5%; tests/test_sprt_errors.py, docs/STATISTICS.md).
+    values (p_i = w_i / (W (1 + lam (x_i - s_j))), `_el_lambda`), and the LLR is the log-likelihood ratio of
+    the two fits at the units seen. The skew of a strong bot's scores (mostly wins, a long tail of losses) is
+    in the fit, where the normal model this class had before issue 36 ignored it: on real matches' wins and
+    losses, one match a unit, it accepted H1 wrongly in 17% of runs at elo0/elo1 = 400/500 (alpha 5%), this
+    test in 6.5% (tests/test_sprt_errors.py; docs/STATISTICS.md has the table from -500 to +500 Elo).
 
     The units are kept as a histogram of BIN-wide bins, each at the mean of its units (so the units' mean is
     exact, and an update costs the bins, not the units seen). Two virtual units of PRIOR weight each, at
