@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError, ConfigError
+from arena.seeds import guessable_seed_warning
 from arena.stats import MeanSprt, PairSprt
 
 if TYPE_CHECKING:
@@ -126,9 +127,14 @@ def run_tournament(
         for path in doomed:  # only now: a failed build must not have cost the old results
             path.unlink(missing_ok=True)
             log(f"--fresh: removed {path}")
+        chosen = config.seed
         with _open_store(config.database) as store:
             config, seed_note = _with_seed(config, store)
             _begin(store, config, provenance, force)
+            # (after every refusal: a refused run says one line)
+            warning = guessable_seed_warning(chosen, f"seed: {chosen} ({config.where('seed')})")
+            if warning:
+                log(warning)
             if seed_note:
                 log(f"seed {config.seed} ({seed_note})")
             writer = _ReportWriter(store, config) if report else None
@@ -485,6 +491,9 @@ def play_match(
             if sprt is not None and store.count(config.name, "done"):
                 raise ConfigError(f"--sprt: {path} already holds {store.count(config.name, 'done')} matches of this "
                                   "series, and an SPRT decides from the first match on; use a new --db file")
+            warning = guessable_seed_warning(seed, f"--seed {seed}")  # (after every refusal: one line)
+            if warning:
+                log(warning)
             if sprt is not None and luck_adjusted:
                 # a continuous score per unit: the pair's mean adjusted score, or one match's
                 sprt = MeanSprt(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, per_unit=2 if duplicate else 1)
@@ -624,7 +633,8 @@ def summarize(names: tuple[str, str], facts: Sequence[MatchFacts], rules: RuleSe
         rt = ratings(list(results.values()), anchor=names[1], bootstrap=300, seed=seed)
         a = rt[names[0]]
         elo = {"bot": names[0], "against": names[1], "elo": round(a.elo, 1),
-               "interval": None if a.lo is None or a.hi is None else [round(a.lo, 1), round(a.hi, 1)]}
+               "interval": None if a.lo is None or a.hi is None else [round(a.lo, 1), round(a.hi, 1)],
+               "units": a.units, "approximate": a.approximate}
     return {
         "variant": rules.name,
         "elo_difference": elo,

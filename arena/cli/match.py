@@ -199,7 +199,10 @@ def format_summary(s: dict[str, Any]) -> str:
         if e["interval"] is None or e["interval"][0] == e["interval"][1]:
             interval = " (one bot won every match: the prior alone bounds it, no interval)"
         else:
-            interval = f" (95% interval {e['interval'][0]:+.0f} to {e['interval'][1]:+.0f})"
+            from arena.stats.ratings import APPROXIMATE_BELOW
+
+            few = f", approximate with fewer than {APPROXIMATE_BELOW} duplicate pairs" if e.get("approximate") else ""
+            interval = f" (95% interval {e['interval'][0]:+.0f} to {e['interval'][1]:+.0f}{few})"
         lines.append(f"  Elo of {a} relative to {b}: {e['elo']:+.0f}{interval}")
     luck = s.get("luck_adjusted")
     if luck:

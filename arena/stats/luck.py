@@ -22,13 +22,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.stats.results import Z95, Result, units
-from arena.stats.sprt import MeanSprt
 
 #: The share of deals won by 1, 2 and 3 game points in the leverage's coin-toss model (the reference bots'
 #: deals, bench/luck_bench.py fit).
 GAME_POINT_SHARES: tuple[float, float, float] = (0.529, 0.397, 0.074)
 #: The adjusted score's weight on the match's luck, fixed in advance (bench/luck_bench.py fit).
 BETA = 0.5375
+#: The intervals' variance starts from this many virtual units of a coin toss's variance (0.25 a match, the
+#: k-th of it for a unit of k matches): the spread of a few alike units is no 95% interval.
+PRIOR_UNITS = 2
+PRIOR_VARIANCE = 0.25
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,7 +77,7 @@ class LuckAdjusted:
 
     The unit is the duplicate pair when ``paired`` (the mean of its two matches), else the match: the
     intervals are normal ones from the units' spread, ``mean ± 1.96 sd / sqrt(units)``, the variance pooled
-    with two virtual units of a unit's coin-toss variance (0.25 a match, 0.125 a pair) as MeanSprt's is.
+    with two virtual units of a unit's coin-toss variance (0.25 a match, 0.125 a pair).
     ``variance_ratio`` is the adjusted score's variance over the raw score's (without the virtual units):
     the share of matches the adjustment needs for the same precision."""
 
@@ -113,10 +116,10 @@ def luck_adjusted(units: Sequence[tuple[float, float]], paired: bool, beta: floa
     q_raw = sum((x - m_raw * m) ** 2 for x, m in zip(raw, size, strict=True))
     q_adj = sum((x - m_adj * m) ** 2 for x, m in zip(adj, size, strict=True))
     n = len(units)
-    # the variance starts from MeanSprt's virtual units (a unit's variance were its matches coin tosses,
-    # 0.25 a match): the spread of a few alike units, 0 for a bot that won them all, is no 95% interval
-    virtual = MeanSprt.PRIOR_UNITS * MeanSprt.PRIOR_VARIANCE * matches / n
-    h_raw, h_adj = (Z95 * math.sqrt(n * (q + virtual) / (matches**2 * (n - 1 + MeanSprt.PRIOR_UNITS)))
+    # the variance starts from virtual units (a unit's variance were its matches coin tosses, 0.25 a
+    # match): the spread of a few alike units, 0 for a bot that won them all, is no 95% interval
+    virtual = PRIOR_UNITS * PRIOR_VARIANCE * matches / n
+    h_raw, h_adj = (Z95 * math.sqrt(n * (q + virtual) / (matches**2 * (n - 1 + PRIOR_UNITS)))
                     for q in (q_raw, q_adj))
     # a share of matches won lies in [0, 1]; the adjusted score, and so its interval, may leave it
     raw_lo, raw_hi = max(m_raw - h_raw, 0.0), min(m_raw + h_raw, 1.0)
