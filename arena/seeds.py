@@ -21,9 +21,9 @@ def random_seed() -> int:
     return secrets.randbits(63)
 
 
-#: A chosen seed below this is guessable: a bot can try every one of them (from its own first hand, the bot
-#: names and the tournament's name) within a match's time. A random seed (`random_seed`) lies below it once
-#: in 2**23 draws.
+#: A chosen seed below this is guessable: people choose small numbers, dates and phone numbers, and a bot can
+#: try millions of seeds a second against its own first hand (with the bot names and the tournament's name).
+#: A random seed (`random_seed`) lies below it once in 2**23 draws.
 GUESSABLE_BELOW = 2**40
 
 

@@ -50,3 +50,11 @@ def test_only_small_seeds_are_guessable() -> None:
     assert guessable_seed_warning(GUESSABLE_BELOW, "--seed") is None
     assert guessable_seed_warning(0, "--seed 0") is not None
     assert guessable_seed_warning(GUESSABLE_BELOW - 1, "--seed") is not None
+
+
+def test_a_ladder_with_a_small_seed_is_warned_about(tmp_path: Path) -> None:
+    small = arena("ladder", str(tmp_path / "small.db"), "init", "--variant", "santase", "--seed", "7")
+    assert small.returncode == 0, small.stderr
+    assert [w[:40] for w in warnings(small.stderr)] == ["arena: WARNING: --seed 7 is guessable: a"], small.stderr
+    drawn = arena("ladder", str(tmp_path / "drawn.db"), "init", "--variant", "santase")
+    assert drawn.returncode == 0 and warnings(drawn.stderr) == [], drawn.stderr

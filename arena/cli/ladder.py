@@ -11,6 +11,7 @@ from typing import Any
 from arena.cli.options import add_rules_options, add_sandbox_option, duration_option, int_option, rules_option
 from arena.errors import ConfigError
 from arena.referee.policy import ViolationPolicy
+from arena.seeds import guessable_seed_warning
 
 
 def add_parser(sub: Any, commands: dict[str, Any]) -> None:
@@ -143,6 +144,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         seed = lad.init_ladder(db, rules, lad.LadderSettings(tc, args.policy, args.pairs_in_flight, args.anchor),
                                args.seed)
         print(f"ladder {db}: {rules.name}, {tc.move_ms} ms a move, {args.pairs_in_flight} pairs in flight, seed {seed}")
+        warning = guessable_seed_warning(args.seed, f"--seed {args.seed}")
+        if warning:
+            print(f"arena: {warning}", file=sys.stderr)
         return 0
     if not db.is_file():
         raise ConfigError(f"DB: {db}: no such ladder; make one with `arena ladder {db} init --variant V`")

@@ -13,6 +13,7 @@ from typing import Any, cast
 from arena.cli.options import add_sandbox_option, add_set_option, duration_option, parse_overrides
 from arena.errors import ConfigError
 from arena.levels import registry_yaml
+from arena.seeds import guessable_seed_warning
 
 DEFAULT_DB = "arena-serve.db"
 # Without CONFIG: the house levels (arena/levels.py: Level 1 · Beginner to Level 6 · Master, built from
@@ -280,6 +281,9 @@ async def _serve(args: argparse.Namespace, config: Any, variants: dict[str, Any]
             nursery.start_soon(_run_until_signal, nursery)
             nursery.start_soon(hall.expire)
             binds = await _listen(nursery, gated, gate, args)
+            warning = guessable_seed_warning(args.seed, f"--seed {args.seed}")  # (a bot may guess the deals)
+            if warning:
+                print(f"arena: {warning}", file=sys.stderr, flush=True)
             print(f"arena serve: {_url(binds)} (opponents: {', '.join(b.name for b in config.bots)}; "
                   f"games recorded in {db}); Ctrl-C stops", flush=True)
         except BaseException:

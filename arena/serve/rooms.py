@@ -27,8 +27,8 @@ from arena.botspec import BotProvenance
 from arena.game.cards import Card
 from arena.game.match import Match
 from arena.game.variants import RuleSet
-from arena.protocol.session import Termination, Violation
 from arena.levels import BY_NAME
+from arena.protocol.session import Termination, Violation
 from arena.referee.clock import TimeControl
 from arena.referee.match import Forfeit, Player, play_match
 from arena.referee.process import BotSpec
