@@ -1,4 +1,4 @@
-"""How strong bots/ismcts is, and how fast its simulation runs (issue 14's figures; docs/PERFORMANCE.md).
+"""How strong bots/ismcts is, and how fast its simulation runs (issues 14 and 36; docs/PERFORMANCE.md).
 
     .venv/bin/python bench/ismcts_bench.py                      # every experiment below (hours on 2 cores)
     .venv/bin/python bench/ismcts_bench.py --only santase-greedy,santase-random
