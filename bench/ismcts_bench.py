@@ -1,4 +1,4 @@
-"""How strong bots/ismcts is, and how fast its simulation runs (issue 14's figures; docs/PERFORMANCE.md).
+"""How strong bots/ismcts is, and how fast its simulation runs (issues 14 and 36; docs/PERFORMANCE.md).
 
     .venv/bin/python bench/ismcts_bench.py                      # every experiment below (hours on 2 cores)
     .venv/bin/python bench/ismcts_bench.py --only santase-greedy,santase-random
@@ -18,6 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
+import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -32,6 +35,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 from arena.game import preset  # noqa: E402
 
 ISMCTS = "bots/ismcts/ismcts"
+V1 = "bench/out/ismcts-v1"  # bots/ismcts as it was at the start of issue 36 (bench/ismcts_v1, built by bench/Makefile)
 
 # name: (variant, bot A, bot B, matches, think ms of A (for the move time), seed)
 EXPERIMENTS = {
@@ -43,6 +47,23 @@ EXPERIMENTS = {
     "schnapsen-random": ("schnapsen", f"{ISMCTS} --ms 100", "bots/c/random 7", 400, 100, 19),
     "santase-10-vs-100": ("santase", f"{ISMCTS} --ms 10", f"{ISMCTS} --ms 100 --seed 1", 100, 100, 20),
     "santase-100-vs-1000": ("santase", f"{ISMCTS} --ms 100", f"{ISMCTS} --ms 1000 --seed 1", 20, 1000, 21),
+    # issue 36: the bot against its version at the start of the issue, at equal time, decided by an SPRT
+    "santase-vs-v1-100ms": ("santase", f"{ISMCTS} --ms 100", f"{V1} --ms 100 --seed 1", 400, 100, 36),
+    "santase-vs-v1-30ms": ("santase", f"{ISMCTS} --ms 30", f"{V1} --ms 30 --seed 1", 400, 30, 37),
+    # issue 36: more time against less, the bot against itself (--iters: 10x the iterations, load-immune)
+    "santase-1000-vs-100": ("santase", f"{ISMCTS} --ms 1000", f"{ISMCTS} --ms 100 --seed 1", 100, 1000, 38),
+    "santase-iters-10x": ("santase", f"{ISMCTS} --iters 25000", f"{ISMCTS} --iters 2500 --seed 1", 200, 100, 39),
+    "santase-5000-vs-1000": ("santase", f"{ISMCTS} --ms 5000", f"{ISMCTS} --ms 1000 --seed 1", 40, 5000, 40),
+}
+
+# Experiments that stop early by the pair SPRT (`arena match --sprt`): H0 no better (0 Elo) against H1 the
+# 60% win rate issue 36 asks for (+70 Elo), alpha = beta = 5%. Their match count is the cap.
+SPRT = {
+    "santase-vs-v1-100ms": "elo0=0 elo1=70",
+    "santase-vs-v1-30ms": "elo0=0 elo1=70",
+    "santase-1000-vs-100": "elo0=0 elo1=70",
+    "santase-iters-10x": "elo0=0 elo1=70",
+    "santase-5000-vs-1000": "elo0=0 elo1=70",
 }
 
 
@@ -61,10 +82,11 @@ def run(name: str, matches: int | None) -> dict[str, object]:
     db = OUT / f"ismcts-{name}.db"
     db.unlink(missing_ok=True)
     started = time.monotonic()
+    sprt = ["--sprt", *SPRT[name].split()] if name in SPRT else []
     result = subprocess.run(
         [sys.executable, "-m", "arena", "match", a, b, "--variant", variant, "--matches", str(count),
          "--seed", str(seed), "--move-time", f"{max(1000, 10 * think)}ms", "--names", "A", "B",
-         "--json", "--db", str(db)],
+         "--json", "--db", str(db), *sprt],
         cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"{name}: arena match failed:\n{result.stderr}")
@@ -76,8 +98,27 @@ def run(name: str, matches: int | None) -> dict[str, object]:
         "a_wins": wins, "b_wins": summary["wins"]["B"], "a_win_rate": wins / summary["matches"],
         "interval95": [low, high], "elo": summary["elo_difference"], "deals": summary["deals"],
         "game_points": summary["game_points"], "terminations": summary["terminations"],
-        "seconds": round(time.monotonic() - started, 1),
+        "seconds": round(time.monotonic() - started, 1), "sprt": summary.get("sprt"),
+        "iterations": iterations(db),
     }
+
+
+def iterations(db: Path) -> dict[str, dict[str, float]]:
+    """Median iterations and ms of bot A's decisions by mode, from the info lines it wrote (transcripts)."""
+    from arena.store.codec import _Codec  # the database's transcript compression
+    out: dict[str, dict[str, list[float]]] = {}
+    con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+    try:
+        codec = _Codec(con)
+        for lines, stderr, dict_id in con.execute("SELECT lines, stderr, dict FROM transcripts WHERE bot = 'A'"):
+            text = json.dumps(codec.read(lines, stderr, dict_id, events=False)[0])
+            for m in re.finditer(r"info mode=(ismcts|solve) iterations=(\d+) .*? ms=(\d+)", text):
+                out.setdefault(m.group(1), {}).setdefault("iterations", []).append(float(m.group(2)))
+                out[m.group(1)].setdefault("ms", []).append(float(m.group(3)))
+    finally:
+        con.close()
+    return {mode: {"decisions": len(d["ms"]), "median_iterations": statistics.median(d["iterations"]),
+                   "median_ms": statistics.median(d["ms"])} for mode, d in out.items()}
 
 
 def speed() -> dict[str, object]:
@@ -105,6 +146,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     subprocess.run(["make", "-s", "-C", "bots/ismcts"], cwd=ROOT, check=True)
     subprocess.run(["make", "-s", "-C", "bots/c"], cwd=ROOT, check=True)
+    subprocess.run(["make", "-s", "-C", "bench", "out/ismcts-v1"], cwd=ROOT, check=True)
     log = OUT / "ismcts.json"
     results = json.loads(log.read_text()) if log.exists() else []
     if args.speed:
@@ -124,8 +166,9 @@ def main() -> None:
         log.write_text(json.dumps(results, indent=2))
         low, high = r["interval95"]  # type: ignore[misc]
         won = r["deals"]["won"]  # type: ignore[index]
+        verdict = f"  SPRT {r['sprt']['verdict'] or 'undecided'}" if r["sprt"] else ""  # type: ignore[index]
         print(f"{name:22} {r['matches']:>7} {r['a_wins']:>7} {r['a_win_rate']:>6.1%} "
-              f"{f'{low:.1%}-{high:.1%}':>15} {won['A']:>5}-{won['B']:<5}  {r['seconds']:.0f} s", flush=True)
+              f"{f'{low:.1%}-{high:.1%}':>15} {won['A']:>5}-{won['B']:<5}  {r['seconds']:.0f} s{verdict}", flush=True)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,31 @@ def test_iters_beyond_what_the_time_allows_still_answers_in_time(tmp_path: Path)
     assert median <= 100, median
 
 
+@pytest.mark.parametrize("variant", ["santase", "sixty-six", "schnapsen"])
+def test_solves_open_talon_deals_exactly_in_full_matches(variant: str, tmp_path: Path) -> None:
+    """--solve-talon 4: with a talon of 4 cards or fewer still open, every sampled deal is solved exactly, draws,
+    exchanges, closes and marriages included, within the move time (the default does so as the time allows)."""
+    logs = tmp_path / "t"
+    result = arena("match", f"{BOT} --ms 20 --solve-talon 4", "bots/c/greedy", "--variant", variant, "--matches", "1",
+                   "--seed", "6", "--move-time", "100", "--bank", "60s", "--transcripts", str(logs), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]
+    modes: dict[tuple[str, str], set[str]] = {}
+    for log in logs.glob("*ismcts*.log"):
+        talon = None
+        for line in log.read_text().splitlines():
+            if "> turn " in line:
+                fields = dict(kv.split("=", 1) for kv in line.split("> turn ", 1)[1].split() if "=" in kv)
+                talon = (fields["talon"], fields["closed"])
+            elif "< info mode=" in line and talon is not None:
+                modes.setdefault(talon, set()).add(line.split("mode=")[1].split()[0])
+    open_small = {m for (talon, closed), ms in modes.items() if closed == "-" and 0 < int(talon) <= 4 for m in ms}
+    open_large = {m for (talon, closed), ms in modes.items() if closed == "-" and int(talon) > 4 for m in ms}
+    assert "solve" in open_small and "ismcts" not in open_small, modes
+    assert "ismcts" in open_large and "solve" not in open_large, modes
+
+
 # ------------------------------------------------------------------ the sampler
 
 

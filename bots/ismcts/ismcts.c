@@ -7,13 +7,17 @@
  *   the opponent's hand, pending marriages) and, from the event lines, which suits the opponent cannot hold
  *   (an answer in the strict phase that did not follow, trump or head).
  * - It samples hidden deals consistent with all that: the opponent's hand holds its known cards plus cards
- *   drawn uniformly from the unseen ones it may hold; the rest is the talon, in random order, above the
- *   turned card.
+ *   drawn from the unseen ones it may hold, rarely a card its leads suggest it lacks (the partner of a queen
+ *   or king led without its marriage, the card it did not exchange for the turned trump); the rest is the
+ *   talon, in random order, above the turned card.
  * - While the talon is open it searches with single-observer information-set MCTS (Cowling, Powley and
  *   Whitehouse 2012): one tree over its own information set, a fresh sampled deal per iteration, UCB with
  *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules.
- * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta (with the talon
- *   empty the opponent's hand is the unseen cards, so one solve is exact).
+ * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
+ *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
+ *   exact). While the talon is open it does the same, draws included, once a sampled deal is cheap enough
+ *   to solve at least MIN_SOLVES times in the decision's budget: the more time, the earlier (--solve-talon N
+ *   fixes the talon size instead).
  * - Results are scored by match equity: a deal's game points are worth what they change in the chance of
  *   winning the match, so 3 game points matter less when 1 wins the match.
  * - It thinks for --ms (default 1000) or 30% of the turn's time=, whichever is less, minus 2 ms; --iters N
@@ -401,23 +405,84 @@ static void playout(struct state *s) {
 /* ------------------------------------------------------------------ exact solver (all cards known) */
 
 static long solver_nodes;
+/* A search of a sampled deal gives up (solve_aborted) past solve_limit nodes or past solve_deadline. */
+static long solve_limit = 1L << 62;
+static double solve_deadline = 1e300;
+static int solve_aborted;
+static double now_ms(void);
 
-/* Minimax value for `me` of a deal whose remaining play is fully known (talon closed or empty). */
+/* A transposition table: the same position is reached by many orders of play. An entry holds a bound on the
+ * value (exact, at least, at most) and the best action found, which is searched first when the position comes
+ * back. Entries carry the generation of the search that wrote them: each sampled deal and each --solve
+ * position is a new generation, so nothing is ever cleared. */
+struct tt_entry { uint64_t key; double value; signed char flag, action; };
+enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
+#define TT_BITS 20
+static struct tt_entry *tt;
+static uint64_t tt_generation;
+
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Everything the rest of a deal depends on (within one deal: its talon's order is fixed). */
+static uint64_t position_key(const struct state *s) {
+    uint64_t a = (uint64_t)s->hand[0] | (uint64_t)s->hand[1] << 24 | (uint64_t)(s->tpos & 31) << 48
+               | (uint64_t)(s->tend > 0 ? s->talon[s->tend - 1] & 31 : 31) << 53 | (uint64_t)(s->to_move & 1) << 58
+               | (uint64_t)(s->closed + 1) << 59 | (uint64_t)(s->first66 + 1) << 61;
+    uint64_t b = (uint64_t)(s->points[0] & 255) | (uint64_t)(s->points[1] & 255) << 8
+               | (uint64_t)(s->pending[0] & 255) << 16 | (uint64_t)(s->pending[1] & 255) << 24
+               | (uint64_t)(s->tricks[0] > 0) << 32 | (uint64_t)(s->tricks[1] > 0) << 33
+               | (uint64_t)(s->led + 1) << 34 | (uint64_t)(s->snap_points & 255) << 40
+               | (uint64_t)(s->snap_tricks > 0) << 48;
+    return mix64(a ^ tt_generation) ^ mix64(b + 0x9E3779B97F4A7C15ULL);
+}
+
+/* Minimax value for `me` of a deal whose remaining play is fully known (a sampled deal: the talon's order
+ * too). */
 static double solve(const struct state *s, int me, double alpha, double beta, int *best_action) {
     int acts[MAX_ACTIONS], n = legal_actions(s, acts), maximize = s->to_move == me;
-    double best = maximize ? -1e9 : 1e9;
-    solver_nodes++;
+    double best = maximize ? -1e9 : 1e9, alpha0 = alpha, beta0 = beta;
+    int best_a = -1;
+    if (solve_aborted) return 0;
+    if (++solver_nodes > solve_limit || ((solver_nodes & 1023) == 0 && now_ms() > solve_deadline)) {
+        solve_aborted = 1;
+        return 0;
+    }
+    uint64_t key = position_key(s);
+    struct tt_entry *e = tt ? &tt[key & ((1u << TT_BITS) - 1)] : NULL;
+    if (n > 2) { /* cards by their points, highest first: winning lines are found sooner */
+        for (int i = 1; i < n; i++) {
+            int a = acts[i], ka = a < MARRIAGE ? POINTS[a] : 100, j = i;
+            while (j > 0 && (acts[j - 1] < MARRIAGE ? POINTS[acts[j - 1]] : 100) < ka) { acts[j] = acts[j - 1]; j--; }
+            acts[j] = a;
+        }
+    }
+    if (e && e->key == key) {
+        double v = e->value;
+        if (!best_action && (e->flag == TT_EXACT || (e->flag == TT_LOWER && v >= beta) || (e->flag == TT_UPPER && v <= alpha)))
+            return v;
+        for (int i = 1; i < n; i++) /* its best action first */
+            if (acts[i] == e->action) { int t = acts[0]; acts[0] = acts[i]; acts[i] = t; break; }
+    }
     for (int i = 0; i < n; i++) {
         struct state t = *s;
         apply_action(&t, acts[i]);
         double v = t.winner >= 0 ? value_of(&t, me) : solve(&t, me, alpha, beta, NULL);
-        if (maximize ? v > best : v < best) {
-            best = v;
-            if (best_action) *best_action = acts[i];
-        }
+        if (solve_aborted) return 0;
+        if (maximize ? v > best : v < best) { best = v; best_a = acts[i]; }
         if (maximize) { if (best > alpha) alpha = best; }
         else if (best < beta) beta = best;
         if (alpha >= beta) break;
+    }
+    if (best_action) *best_action = best_a;
+    if (e) {
+        e->key = key;
+        e->value = best;
+        e->flag = best <= alpha0 ? TT_UPPER : best >= beta0 ? TT_LOWER : TT_EXACT;
+        e->action = (signed char)best_a;
     }
     return best;
 }
@@ -433,6 +498,8 @@ struct seen {
     int legal[MAX_ACTIONS], nlegal;
     /* from the events and earlier turns of this deal */
     mask impossible;              /* cards the opponent cannot hold (its strict-phase answers) */
+    mask unlikely;                /* cards it would have used had it held them (a marriage, the exchange) */
+    int married, talon_now;       /* the card of the marriage just declared; the talon as the events go */
     int first66, snap_points, snap_tricks, snap_wanted;
     int table_led, table_leader, strict_now;
     int deal_index, turn_index;
@@ -519,6 +586,20 @@ static void parse_turn(char *line) {
     }
     if (V.snap_wanted) { V.snap_points = V.points[0]; V.snap_tricks = V.tricks[0]; V.snap_wanted = 0; }
     V.strict_now = V.closed >= 0 || V.talon == 0 || R.strict_always;
+    V.talon_now = V.talon;
+}
+
+/* What a sensible opponent's lead says about its hand: leading a queen or king without declaring its
+ * marriage (where the marriage would count), it most likely does not hold the partner; leading without
+ * first taking the turned trump by exchange, it most likely does not hold the card to exchange. Sampling
+ * prefers hands without these cards (sample_deal), so a bot that plays otherwise is still modelled. */
+static void opponent_led(int card, int with_marriage) {
+    int r = RANK(card);
+    if (!with_marriage && (r == QUEEN || r == KING) && (V.tricks[1] > 0 || !R.marriage_void))
+        V.unlikely |= BIT(r == QUEEN ? card + 1 : card - 1);
+    if (R.exchange_rank >= 0 && V.closed < 0 && V.turned >= 0 && V.talon_now > 0 && V.talon_now >= R.exchange_min_talon
+        && RANK(V.turned) != R.exchange_rank)
+        V.unlikely |= BIT(6 * V.trump + R.exchange_rank);
 }
 
 /* An event line: what the opponent's strict-phase answers say about its hand, and the close. */
@@ -528,8 +609,16 @@ static void on_event(char *line) {
     char arg[8] = "";
     if (sscanf(line, "%15s %d %7s", kind, &seat, arg) < 2) return;
     int opp = seat != V.seat, card = parse_card(arg);
+    if (is(kind, "marriage")) { V.married = card; return; }
+    if (is(kind, "exchange") && R.exchange_rank >= 0) { V.turned = 6 * V.trump + R.exchange_rank; return; }
     if (is(kind, "play") && card >= 0) {
-        if (V.table_led < 0) { V.table_led = card; V.table_leader = seat; return; }
+        if (V.table_led < 0) {
+            V.table_led = card;
+            V.table_leader = seat;
+            if (opp) opponent_led(card, V.married == card);
+            V.married = -1;
+            return;
+        }
         int led = V.table_led;
         V.table_led = -1;
         if (!opp || !V.strict_now) return;
@@ -541,6 +630,7 @@ static void on_event(char *line) {
             V.impossible |= SUIT_MASK(SUIT(led)) & ~((BIT(led) << 1) - 1);
         }
     } else if (is(kind, "draw")) {
+        V.talon_now--;
         if (opp) V.impossible = 0; /* it may have drawn any card it could not hold before */
     } else if (is(kind, "close")) {
         V.strict_now = 1;
@@ -552,6 +642,7 @@ static void on_event(char *line) {
 /* ------------------------------------------------------------------ sampling hidden deals */
 
 static FILE *sample_log;
+#define UNLIKELY_KEEP 8
 
 /* A deal consistent with everything seen: the opponent holds its known cards and others it may hold. */
 static void sample_deal(struct state *s) {
@@ -564,12 +655,16 @@ static void sample_deal(struct state *s) {
     int allowed[24], na = 0, rest[24], nr = 0;
     for (mask m = hidden & ~V.impossible; m; m &= m - 1) allowed[na++] = lowest(m);
     if (na < need) { na = 0; for (mask m = hidden; m; m &= m - 1) allowed[na++] = lowest(m); }
-    mask opp_hand = V.known;
-    for (int i = 0; i < need && i < na; i++) {
-        int j = i + rng_below(na - i), t = allowed[i];
-        allowed[i] = allowed[j];
-        allowed[j] = t;
-        opp_hand |= BIT(allowed[i]);
+    mask opp_hand;
+    for (int tries = 0;; tries++) { /* a hand with an unlikely card is kept one time in UNLIKELY_KEEP */
+        opp_hand = V.known;
+        for (int i = 0; i < need && i < na; i++) {
+            int j = i + rng_below(na - i), t = allowed[i];
+            allowed[i] = allowed[j];
+            allowed[j] = t;
+            opp_hand |= BIT(allowed[i]);
+        }
+        if (!(opp_hand & V.unlikely & ~V.known) || tries >= 20 || rng_below(UNLIKELY_KEEP) == 0) break;
     }
     for (mask m = hidden & ~opp_hand; m; m &= m - 1) rest[nr++] = lowest(m);
     for (int i = nr - 1; i > 0; i--) { int j = rng_below(i + 1), t = rest[i]; rest[i] = rest[j]; rest[j] = t; }
@@ -676,6 +771,16 @@ static void iterate(int me) {
 
 struct decision { int action; long iterations; double value; const char *mode; };
 
+/* Where the exact solver takes over from ISMCTS while the talon is open: at a talon of at most solve_talon
+ * cards (--solve-talon N), or, by default (-1), where a sampled deal is cheap enough to solve for at least
+ * MIN_SOLVES deals in the decision's budget. The budget is counted in solver nodes, NODES_PER_MS a
+ * millisecond, or NODES_PER_ITER an iteration of --iters, so the choice does not depend on the machine's
+ * load. More time thus buys deeper exact search. */
+static int solve_talon = -1;
+#define MIN_SOLVES 40
+#define NODES_PER_MS 2000.0
+#define NODES_PER_ITER 8.0
+
 /* The clock is read every `every` iterations (a power of two): often enough, and not on every playout. With
  * --iters the deadline is only a cap against forfeiting on time. */
 static int time_up(double deadline, long it, long iters_fixed, long every) {
@@ -683,7 +788,45 @@ static int time_up(double deadline, long it, long iters_fixed, long every) {
     return (it & (every - 1)) == 0 && now_ms() >= deadline;
 }
 
-static struct decision search(double deadline, long iters_fixed) {
+/* Sampled deals solved exactly, the action with the best mean. Returns 0 when not even one deal could be
+ * solved within `first_limit` nodes (the caller then searches by ISMCTS). */
+static int solve_samples(struct decision *d, const int *acts, int n, int exact, double deadline, double budget_nodes,
+                         long iters_fixed, long first_limit) {
+    int me = V.seat;
+    double total[MAX_ACTIONS] = {0}, value[MAX_ACTIONS];
+    long it = 0, nodes = 0;
+    for (;;) {
+        struct state s;
+        sample_deal(&s);
+        tt_generation = mix64(tt_generation + 1);
+        solver_nodes = 0;
+        solve_aborted = 0;
+        solve_limit = it == 0 ? first_limit : 1L << 62;
+        solve_deadline = it == 0 && first_limit == 1L << 62 ? 1e300 : deadline; /* the endgame's first deal: always */
+        for (int i = 0; i < n && !solve_aborted; i++) {
+            struct state t = s;
+            apply_action(&t, acts[i]);
+            value[i] = t.winner >= 0 ? value_of(&t, me) : solve(&t, me, -1e9, 1e9, NULL);
+        }
+        if (solve_aborted) break; /* out of time: this deal's values are incomplete */
+        for (int i = 0; i < n; i++) total[i] += value[i];
+        it++;
+        nodes += solver_nodes + 1;
+        if (exact || (iters_fixed > 0 && nodes >= budget_nodes) || now_ms() >= deadline) break;
+    }
+    solve_limit = 1L << 62;
+    solve_deadline = 1e300;
+    solve_aborted = 0;
+    if (it == 0) return 0;
+    int best = 0;
+    for (int i = 1; i < n; i++) if (total[i] > total[best]) best = i;
+    d->action = acts[best];
+    d->iterations = it;
+    d->value = total[best] / it;
+    return 1;
+}
+
+static struct decision search(double deadline, double budget_ms, long iters_fixed) {
     int me = V.seat;
     struct decision d = {V.legal[0], 0, 0.5, "forced"};
     int n = 0, acts[MAX_ACTIONS];
@@ -694,28 +837,18 @@ static struct decision search(double deadline, long iters_fixed) {
     }
     if (n == 1) { d.action = acts[0]; return d; }
     if (n == 0) return d;
+    double budget_nodes = iters_fixed > 0 ? iters_fixed * NODES_PER_ITER : budget_ms * NODES_PER_MS;
     if (V.closed >= 0 || V.talon == 0) { /* all play from here on is open once the hidden cards are sampled */
-        double total[MAX_ACTIONS] = {0};
-        long it = 0;
         mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known & ~V.impossible;
         int exact = V.talon == 0 || popcount(hidden) == (V.led >= 0 ? popcount(V.hand) - 1 : popcount(V.hand)) - popcount(V.known);
         d.mode = exact ? "exact" : "solve";
-        do {
-            struct state s;
-            sample_deal(&s);
-            for (int i = 0; i < n; i++) {
-                struct state t = s;
-                apply_action(&t, acts[i]);
-                total[i] += t.winner >= 0 ? value_of(&t, me) : solve(&t, me, -1e9, 1e9, NULL);
-            }
-            it++;
-        } while (!exact && !time_up(deadline, it, iters_fixed, 1));
-        int best = 0;
-        for (int i = 1; i < n; i++) if (total[i] > total[best]) best = i;
-        d.action = acts[best];
-        d.iterations = it;
-        d.value = total[best] / it;
+        solve_samples(&d, acts, n, exact, deadline, budget_nodes, iters_fixed, 1L << 62);
         return d;
+    }
+    if (solve_talon >= 0 ? V.talon <= solve_talon : 1) {
+        long limit = solve_talon >= 0 ? 1L << 62 : (long)(budget_nodes / MIN_SOLVES);
+        d.mode = "solve";
+        if (solve_samples(&d, acts, n, 0, deadline, budget_nodes, iters_fixed, limit)) return d;
     }
     d.mode = "ismcts";
     nnodes = 0;
@@ -816,6 +949,7 @@ static int solve_positions(void) {
         }
         int best = -1;
         char text[32] = "-";
+        tt_generation = mix64(tt_generation + 1);
         double v = solve(&s, s.to_move, -1e9, 1e9, &best);
         if (best >= 0) action_text(best, text);
         printf("value %g best %s nodes %ld\n", v, text, solver_nodes);
@@ -863,6 +997,8 @@ static int speed(double seconds) {
 }
 
 int main(int argc, char **argv) {
+    tt = calloc((size_t)1 << TT_BITS, sizeof *tt);
+    if (!tt) { perror("ismcts"); return 1; }
     double max_ms = 1000;
     long iters_fixed = 0;
     uint64_t seed = 0;
@@ -870,13 +1006,14 @@ int main(int argc, char **argv) {
         if (is(argv[i], "--ms") && i + 1 < argc) max_ms = atof(argv[++i]);
         else if (is(argv[i], "--iters") && i + 1 < argc) iters_fixed = atol(argv[++i]);
         else if (is(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+        else if (is(argv[i], "--solve-talon") && i + 1 < argc) solve_talon = atoi(argv[++i]);
         else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
             sample_log = fopen(argv[i] + 13, "a");
             if (!sample_log) { perror(argv[i] + 13); return 2; }
             setvbuf(sample_log, NULL, _IOLBF, 0);
         } else if (is(argv[i], "--solve")) return solve_positions();
         else if (is(argv[i], "--speed")) return speed(1.0);
-        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
     nodes = malloc(sizeof *nodes * MAX_NODES);
     if (!nodes) { perror("ismcts"); return 1; }
@@ -899,7 +1036,9 @@ int main(int argc, char **argv) {
         } else if (!strncmp(line, "deal ", 5)) {
             V.deal_index = atoi(line + 5);
             V.turn_index = 0;
-            V.impossible = 0;
+            V.impossible = V.unlikely = 0;
+            V.tricks[0] = V.tricks[1] = V.talon_now = 0;
+            V.married = -1;
             V.first66 = -1;
             V.snap_wanted = V.snap_points = V.snap_tricks = 0;
             V.table_led = -1;
@@ -914,7 +1053,7 @@ int main(int argc, char **argv) {
             if (budget < 1) budget = 1;
             rng_state = seed ^ hash_text(match_id) ^ ((uint64_t)V.deal_index << 40) ^ ((uint64_t)V.turn_index << 20);
             set_deal_values(V.score[0], V.score[1]);
-            struct decision d = search(start + budget, iters_fixed);
+            struct decision d = search(start + budget, budget, iters_fixed);
             char text[32];
             action_text(d.action, text);
             printf("info mode=%s iterations=%ld value=%.3f best=%s ms=%.0f\n", d.mode, d.iterations, d.value, text, now_ms() - start);

@@ -1,0 +1,935 @@
+/* bench/ismcts_v1: bots/ismcts as it was at the start of issue 36, kept unchanged as a bench opponent
+ * (bench/Makefile builds it as bench/out/ismcts-v1). The rest of this comment is the original's.
+ *
+ * ismcts: a search bot for Santase / Sixty-Six / Schnapsen in C99 (gcc, libm, nothing else).
+ *
+ *   make -C bots/ismcts && bots/ismcts/ismcts [--ms N] [--iters N] [--seed S]
+ *
+ * How it decides (README.md beside this file says more):
+ * - It keeps what it has seen: its turn lines (protocol 1.1: the cards each side took, the known cards of
+ *   the opponent's hand, pending marriages) and, from the event lines, which suits the opponent cannot hold
+ *   (an answer in the strict phase that did not follow, trump or head).
+ * - It samples hidden deals consistent with all that: the opponent's hand holds its known cards plus cards
+ *   drawn uniformly from the unseen ones it may hold; the rest is the talon, in random order, above the
+ *   turned card.
+ * - While the talon is open it searches with single-observer information-set MCTS (Cowling, Powley and
+ *   Whitehouse 2012): one tree over its own information set, a fresh sampled deal per iteration, UCB with
+ *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules.
+ * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta (with the talon
+ *   empty the opponent's hand is the unseen cards, so one solve is exact).
+ * - Results are scored by match equity: a deal's game points are worth what they change in the chance of
+ *   winning the match, so 3 game points matter less when 1 wins the match.
+ * - It thinks for --ms (default 1000) or 30% of the turn's time=, whichever is less, minus 2 ms; --iters N
+ *   fixes the number of iterations instead, which makes every decision reproducible for a --seed, unless
+ *   half of the turn's time= runs out first (a busy machine: a late reply would forfeit the match). Each
+ *   decision seeds its generator from --seed, the match id, the deal and the turn, so the random choices
+ *   never depend on how long earlier searches ran.
+ * - Before each reply it writes an `info` line with its figures: mode, iterations, the best action's value
+ *   (0..1, match equity scaled between losing and winning 3 game points), milliseconds.
+ *
+ * Test modes (tests/test_ismcts.py): --solve reads a `match` line then `position` lines and prints the
+ * exact value of each (game points for the side to move) with its best action; --sample-log=FILE appends
+ * every sampled hidden deal, so a test can check them against the referee's record.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef uint32_t mask;
+
+/* A card is suit * 6 + rank, as in arena.game.cards: ranks 9 J Q K T A (ascending), suits c d h s. */
+enum { NINE, JACK, QUEEN, KING, TEN, ACE };
+static const char RANKS[] = "9JQKTA";
+static const char SUITS[] = "cdhs";
+static const int POINTS[24] = {0, 2, 3, 4, 10, 11, 0, 2, 3, 4, 10, 11, 0, 2, 3, 4, 10, 11, 0, 2, 3, 4, 10, 11};
+#define SUIT(c) ((c) / 6)
+#define RANK(c) ((c) % 6)
+#define BIT(c) ((mask)1 << (c))
+#define SUIT_MASK(s) ((mask)63 << (6 * (s)))
+
+/* Actions: 0..23 play the card; MARRIAGE + card declares the card's marriage and leads it. */
+enum { MARRIAGE = 32, EXCHANGE = 64, CLOSE = 65, DECLARE = 66, MAX_ACTIONS = 40 };
+
+static int popcount(mask m) { int n = 0; while (m) { m &= m - 1; n++; } return n; }
+static int lowest(mask m) { int c = 0; while (!(m >> c & 1)) c++; return c; }
+
+/* ------------------------------------------------------------------ rules, from the match line */
+
+struct rules {
+    int low_rank;                 /* 0: 24 cards; 1: 20 cards (no 9s) */
+    int exchange_rank;            /* rank index, or -1 (exchange_rank=none) */
+    int exchange_leader_only, exchange_min_talon;
+    int strict_always;            /* follow_while_open=strict */
+    int must_follow, must_head, must_trump;
+    int marriage_pts, trump_marriage_pts;
+    int marriage_lead;            /* 0 either, 1 queen, 2 king */
+    int marriage_void;            /* marriage_without_trick=void */
+    int credit_next;              /* marriage_credit=next-trick */
+    int close_min;                /* -1: close_min_talon=none */
+    int failed_close, failed_close_no_tricks, close_at_close;
+    int manual, wrong_declaration;
+    int last_trick_bonus, more_points, no66_points;
+    int schneider, schwarz_no_points;
+    int target;
+};
+static struct rules R;
+static int hand_size = 6; /* only --speed deals: the referee deals real matches */
+
+static void default_rules(void) { /* santase, until a match line says otherwise */
+    R = (struct rules){0, 0, 1, 3, 0, 1, 1, 1, 20, 40, 1, 0, 0, 3, 2, 3, 0, 0, 2, 10, 0, 1, 33, 0, 11};
+}
+
+static int is(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+static void set_rule(const char *k, const char *v) {
+    int n = atoi(v), t = is(v, "true");
+    if (is(k, "deck")) R.low_rank = n == 20;
+    else if (is(k, "exchange_rank")) R.exchange_rank = is(v, "none") ? -1 : is(v, "J") ? JACK : NINE;
+    else if (is(k, "exchange_leader_only")) R.exchange_leader_only = t;
+    else if (is(k, "exchange_min_talon")) R.exchange_min_talon = n;
+    else if (is(k, "follow_while_open")) R.strict_always = is(v, "strict");
+    else if (is(k, "must_follow_suit")) R.must_follow = t;
+    else if (is(k, "must_head")) R.must_head = t;
+    else if (is(k, "must_trump")) R.must_trump = t;
+    else if (is(k, "marriage_points")) R.marriage_pts = n;
+    else if (is(k, "trump_marriage_points")) R.trump_marriage_pts = n;
+    else if (is(k, "marriage_lead")) R.marriage_lead = is(v, "queen") ? 1 : is(v, "king") ? 2 : 0;
+    else if (is(k, "marriage_without_trick")) R.marriage_void = is(v, "void");
+    else if (is(k, "marriage_credit")) R.credit_next = is(v, "next-trick");
+    else if (is(k, "close_min_talon")) R.close_min = is(v, "none") ? -1 : n;
+    else if (is(k, "failed_close_points")) R.failed_close = n;
+    else if (is(k, "failed_close_points_no_tricks")) R.failed_close_no_tricks = n;
+    else if (is(k, "close_scoring")) R.close_at_close = is(v, "at-close");
+    else if (is(k, "declare_66")) R.manual = is(v, "manual");
+    else if (is(k, "wrong_declaration_points")) R.wrong_declaration = n;
+    else if (is(k, "last_trick_bonus")) R.last_trick_bonus = n;
+    else if (is(k, "no_66_winner")) R.more_points = is(v, "more-points");
+    else if (is(k, "no_66_game_points")) R.no66_points = n;
+    else if (is(k, "schneider_below")) R.schneider = n;
+    else if (is(k, "schwarz")) R.schwarz_no_points = is(v, "no-points");
+    else if (is(k, "match_target")) R.target = n;
+    else if (is(k, "hand_size")) hand_size = n;
+}
+
+static mask full_deck(void) {
+    mask m = 0;
+    for (int c = 0; c < 24; c++) if (RANK(c) >= R.low_rank) m |= BIT(c);
+    return m;
+}
+
+/* ------------------------------------------------------------------ the rules as a bitset simulation */
+
+/* One deal, everything known (a sampled deal, or the referee's in --solve). Mirrors arena/game/hand.py:
+ * points[] holds card points, counted marriages and the last-trick bonus together (only their sum matters). */
+struct state {
+    mask hand[2];
+    signed char talon[24];        /* talon[tpos] is drawn next; talon[tend - 1] is the turned card */
+    signed char tpos, tend;
+    signed char trump, closed, led, leader, to_move, first66, winner, game_points;
+    signed char led_marriage;
+    short points[2], pending[2], tricks[2], snap_points, snap_tricks;
+};
+
+static int talon_len(const struct state *s) { return s->tend - s->tpos; }
+static int strict_phase(const struct state *s) { return s->closed >= 0 || s->tend == s->tpos || R.strict_always; }
+
+static int can_exchange(const struct state *s, int seat) {
+    int n = talon_len(s);
+    return R.exchange_rank >= 0 && s->closed < 0 && n > 0 && n >= R.exchange_min_talon
+           && (s->hand[seat] >> (6 * s->trump + R.exchange_rank) & 1);
+}
+
+static int can_close(const struct state *s) {
+    return R.close_min >= 0 && s->closed < 0 && talon_len(s) >= R.close_min;
+}
+
+static mask playable(const struct state *s, int seat) {
+    mask hand = s->hand[seat];
+    int led = s->led;
+    if (led < 0 || !strict_phase(s)) return hand;
+    mask same = hand & SUIT_MASK(SUIT(led));
+    if (R.must_follow && same) {
+        if (R.must_head) {
+            mask higher = same & ~((BIT(led) << 1) - 1);
+            if (higher) return higher;
+        }
+        return same;
+    }
+    if (!same && R.must_trump && SUIT(led) != s->trump) {
+        mask trumps = hand & SUIT_MASK(s->trump);
+        if (trumps) return trumps;
+    }
+    return hand;
+}
+
+/* Every legal action in the referee's order (declare, exchange, close, marriages, plays). */
+static int legal_actions(const struct state *s, int *out) {
+    int n = 0, seat = s->to_move;
+    if (s->winner >= 0) return 0;
+    if (R.manual) out[n++] = DECLARE;
+    if (s->led < 0) {
+        if (can_exchange(s, seat)) out[n++] = EXCHANGE;
+        if (can_close(s)) out[n++] = CLOSE;
+        for (int suit = 0; suit < 4; suit++) {
+            int q = 6 * suit + QUEEN, k = 6 * suit + KING;
+            if ((s->hand[seat] >> q & 3) != 3) continue;
+            if (R.marriage_lead != 2) out[n++] = MARRIAGE + q;
+            if (R.marriage_lead != 1) out[n++] = MARRIAGE + k;
+        }
+    } else if (!R.exchange_leader_only && can_exchange(s, seat)) {
+        out[n++] = EXCHANGE;
+    }
+    for (mask m = s->led < 0 ? s->hand[seat] : playable(s, seat); m; m &= m - 1) out[n++] = lowest(m);
+    return n;
+}
+
+static void finish(struct state *s, int winner, int game_points) {
+    s->winner = (signed char)winner;
+    s->game_points = (signed char)game_points;
+    s->to_move = -1;
+}
+
+static int reached_66(struct state *s, int seat) {
+    if (s->tricks[seat] && s->points[seat] >= 66) {
+        if (s->first66 < 0) s->first66 = (signed char)seat;
+        return 1;
+    }
+    return 0;
+}
+
+static void finish_win(struct state *s, int winner) {
+    int closer = s->closed, loser = 1 - winner, lp, lt, gp;
+    if (closer >= 0 && winner != closer) {
+        finish(s, winner, s->tricks[closer] == 0 ? R.failed_close_no_tricks : R.failed_close);
+        return;
+    }
+    if (closer >= 0 && R.close_at_close) { lp = s->snap_points; lt = s->snap_tricks; }
+    else { lp = s->points[loser]; lt = s->tricks[loser]; }
+    if ((R.schwarz_no_points ? lp : lt) == 0) gp = 3;
+    else if (lp < R.schneider) gp = 2;
+    else gp = 1;
+    finish(s, winner, gp);
+}
+
+static void finish_natural(struct state *s, int last) {
+    reached_66(s, last);
+    if (s->closed < 0 && R.last_trick_bonus) {
+        s->points[last] += R.last_trick_bonus;
+        reached_66(s, last);
+    }
+    if (s->closed >= 0) {
+        finish_win(s, s->first66 == s->closed ? s->closed : 1 - s->closed);
+    } else if (s->first66 >= 0) {
+        finish_win(s, s->first66);
+    } else {
+        int winner = last;
+        if (R.more_points && s->points[0] != s->points[1]) winner = s->points[0] > s->points[1] ? 0 : 1;
+        finish(s, winner, R.no66_points);
+    }
+}
+
+static void play_card(struct state *s, int seat, int card) {
+    s->hand[seat] &= ~BIT(card);
+    if (s->led < 0) {
+        s->led = (signed char)card;
+        s->to_move = (signed char)(1 - seat);
+        return;
+    }
+    int led = s->led, leader = 1 - seat, winner;
+    if (SUIT(card) == SUIT(led)) winner = card > led ? seat : leader;
+    else winner = SUIT(card) == s->trump ? seat : leader;
+    s->led = -1;
+    s->led_marriage = 0;
+    s->points[winner] += POINTS[led] + POINTS[card];
+    s->tricks[winner]++;
+    if (s->pending[winner]) { s->points[winner] += s->pending[winner]; s->pending[winner] = 0; }
+    if (s->closed < 0 && s->tend > s->tpos) {
+        s->hand[winner] |= BIT(s->talon[s->tpos]);
+        s->hand[1 - winner] |= BIT(s->talon[s->tpos + 1]);
+        s->tpos += 2;
+    }
+    s->leader = s->to_move = (signed char)winner;
+    if (!s->hand[0] && !s->hand[1]) finish_natural(s, winner);
+    else if (!R.manual && reached_66(s, winner)) finish_win(s, winner);
+}
+
+static void apply_action(struct state *s, int a) {
+    int seat = s->to_move;
+    if (a < MARRIAGE) {
+        play_card(s, seat, a);
+    } else if (a < EXCHANGE) {
+        int card = a - MARRIAGE, suit = SUIT(card);
+        int pts = suit == s->trump ? R.trump_marriage_pts : R.marriage_pts;
+        if (s->tricks[seat] && !R.credit_next) s->points[seat] += pts;
+        else if (s->tricks[seat] || !R.marriage_void) s->pending[seat] += pts;
+        if (!R.manual && reached_66(s, seat)) { finish_win(s, seat); return; }
+        s->led_marriage = 1;
+        play_card(s, seat, card);
+    } else if (a == EXCHANGE) {
+        int low = 6 * s->trump + R.exchange_rank, old = s->talon[s->tend - 1];
+        s->hand[seat] = (s->hand[seat] & ~BIT(low)) | BIT(old);
+        s->talon[s->tend - 1] = (signed char)low;
+    } else if (a == CLOSE) {
+        s->closed = (signed char)seat;
+        s->snap_points = s->points[1 - seat];
+        s->snap_tricks = s->tricks[1 - seat];
+    } else { /* DECLARE */
+        if (s->tricks[seat] && s->points[seat] >= 66) finish_win(s, seat);
+        else finish(s, 1 - seat, R.wrong_declaration);
+    }
+}
+
+/* A declaration that loses the deal outright: never worth searching (the solver still sees it). */
+static int wrong_declaration(const struct state *s, int a) {
+    int seat = s->to_move;
+    return a == DECLARE && !(s->tricks[seat] && s->points[seat] >= 66);
+}
+
+/* ------------------------------------------------------------------ random numbers (splitmix64) */
+
+static uint64_t rng_state;
+static uint64_t rng_next(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+static int rng_below(int n) { return (int)((rng_next() >> 33) % (uint64_t)n); }
+
+/* ------------------------------------------------------------------ scoring: match equity */
+
+/* equity[x][y]: chance to win the match needing x more game points against an opponent needing y, when
+ * every deal is a coin toss worth 1, 2 or 3 game points (about how often each happens between equals). */
+#define MAX_NEED 101
+static double equity[MAX_NEED][MAX_NEED];
+static const double GP_ODDS[4] = {0, 0.55, 0.30, 0.15};
+
+static void init_equity(void) {
+    for (int x = 0; x < MAX_NEED; x++)
+        for (int y = 0; y < MAX_NEED; y++) {
+            if (x == 0 || y == 0) { equity[x][y] = x == 0 && y > 0; continue; }
+            double e = 0;
+            for (int g = 1; g <= 3; g++)
+                e += 0.5 * GP_ODDS[g] * (equity[x > g ? x - g : 0][y] + equity[x][y > g ? y - g : 0]);
+            equity[x][y] = e;
+        }
+}
+
+/* The value to `me` of a finished deal, 0..1: [0] losing, [1] winning, indexed by game points 0..7. */
+static double deal_value[2][8];
+static int score_gp; /* --solve: score by signed game points instead */
+
+static double equity_after(int my_need, int opp_need, int mine, int theirs) {
+    int x = my_need - mine, y = opp_need - theirs;
+    if (x <= 0) return 1;
+    if (y <= 0) return 0;
+    return equity[x < MAX_NEED ? x : MAX_NEED - 1][y < MAX_NEED ? y : MAX_NEED - 1];
+}
+
+static void set_deal_values(int my_score, int opp_score) {
+    int mn = R.target - my_score, on = R.target - opp_score;
+    if (mn < 1) mn = 1;
+    if (on < 1) on = 1;
+    double lo = equity_after(mn, on, 0, 3), hi = equity_after(mn, on, 3, 0);
+    if (hi - lo < 1e-9) { lo = 0; hi = 1; }
+    for (int g = 0; g < 8; g++) {
+        double w = (equity_after(mn, on, g, 0) - lo) / (hi - lo), l = (equity_after(mn, on, 0, g) - lo) / (hi - lo);
+        deal_value[1][g] = w > 1 ? 1 : w;
+        deal_value[0][g] = l < 0 ? 0 : l;
+    }
+}
+
+static double value_of(const struct state *s, int me) {
+    int gp = s->game_points < 0 ? 0 : s->game_points > 7 ? 7 : s->game_points;
+    if (score_gp) return s->winner == me ? gp : -gp;
+    return deal_value[s->winner == me][gp];
+}
+
+/* ------------------------------------------------------------------ playouts: rules of thumb, some noise */
+
+static int beats(int card, int led, int trump) {
+    return SUIT(card) == SUIT(led) ? card > led : SUIT(card) == trump;
+}
+
+static int playout_action(const struct state *s) {
+    int acts[MAX_ACTIONS], n = legal_actions(s, acts), seat = s->to_move, best = -1, key, best_key = 1 << 30;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int a = acts[i];
+        if (a == DECLARE) { if (!wrong_declaration(s, a)) return a; continue; }
+        if (a == EXCHANGE) return a;
+        acts[k++] = a;
+    }
+    n = k;
+    if (rng_below(5) == 0) return acts[rng_below(n)];
+    if (s->led < 0) {
+        for (int i = 0; i < n; i++) /* the trump marriage first, then any */
+            if (acts[i] >= MARRIAGE && acts[i] < EXCHANGE && (best < 0 || SUIT(acts[i] - MARRIAGE) == s->trump)) best = acts[i];
+        if (best >= 0) return best;
+        for (int i = 0; i < n; i++) { /* lead cheap: no trump, no ace or ten */
+            int c = acts[i];
+            if (c >= MARRIAGE) continue;
+            key = (SUIT(c) == s->trump) * 100 + (RANK(c) >= TEN) * 50 + POINTS[c] + rng_below(3);
+            if (strict_phase(s)) key = -key; /* strict: cash high cards */
+            if (key < best_key) { best_key = key; best = c; }
+        }
+        return best >= 0 ? best : acts[0];
+    }
+    int led = s->led, cheap_win = -1, cheap_loss = -1, wk = 1 << 30, lk = 1 << 30;
+    for (int i = 0; i < n; i++) {
+        int c = acts[i];
+        if (c >= MARRIAGE) continue;
+        if (beats(c, led, s->trump)) {
+            key = (SUIT(c) != SUIT(led)) * 100 + POINTS[c];
+            if (key < wk) { wk = key; cheap_win = c; }
+        } else {
+            key = (SUIT(c) == s->trump) * 100 + POINTS[c];
+            if (key < lk) { lk = key; cheap_loss = c; }
+        }
+    }
+    if (cheap_win < 0) return cheap_loss;
+    if (cheap_loss < 0) return cheap_win;
+    int worth = POINTS[led] >= 10 || SUIT(cheap_win) == SUIT(led) || s->points[seat] + POINTS[led] + POINTS[cheap_win] >= 66;
+    return worth ? cheap_win : cheap_loss;
+}
+
+static void playout(struct state *s) {
+    while (s->winner < 0) apply_action(s, playout_action(s));
+}
+
+/* ------------------------------------------------------------------ exact solver (all cards known) */
+
+static long solver_nodes;
+
+/* Minimax value for `me` of a deal whose remaining play is fully known (talon closed or empty). */
+static double solve(const struct state *s, int me, double alpha, double beta, int *best_action) {
+    int acts[MAX_ACTIONS], n = legal_actions(s, acts), maximize = s->to_move == me;
+    double best = maximize ? -1e9 : 1e9;
+    solver_nodes++;
+    for (int i = 0; i < n; i++) {
+        struct state t = *s;
+        apply_action(&t, acts[i]);
+        double v = t.winner >= 0 ? value_of(&t, me) : solve(&t, me, alpha, beta, NULL);
+        if (maximize ? v > best : v < best) {
+            best = v;
+            if (best_action) *best_action = acts[i];
+        }
+        if (maximize) { if (best > alpha) alpha = best; }
+        else if (best < beta) beta = best;
+        if (alpha >= beta) break;
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------------ what the bot has seen */
+
+struct seen {
+    int seat, version11;
+    mask hand, played, known, taken[2];
+    int trump, turned, talon, closed, led, led_marriage, leader;
+    int points[2], pending[2], tricks[2], score[2];
+    int time_ms;
+    int legal[MAX_ACTIONS], nlegal;
+    /* from the events and earlier turns of this deal */
+    mask impossible;              /* cards the opponent cannot hold (its strict-phase answers) */
+    int first66, snap_points, snap_tricks, snap_wanted;
+    int table_led, table_leader, strict_now;
+    int deal_index, turn_index;
+};
+static struct seen V;
+static char match_id[128];
+
+static int parse_card(const char *s) {
+    const char *r = s[0] ? strchr(RANKS, s[0]) : NULL;
+    const char *u = s[0] && s[1] ? strchr(SUITS, s[1]) : NULL;
+    if (!r || !u || !s[0] || !s[1]) return -1;
+    return (int)(u - SUITS) * 6 + (int)(r - RANKS);
+}
+
+static mask parse_cards(const char *s) {
+    mask set = 0;
+    for (; *s; s += (*s == ',')) {
+        int c = parse_card(s);
+        if (c >= 0) set |= BIT(c);
+        s += strcspn(s, ",");
+    }
+    return set;
+}
+
+static int parse_action(const char *s) {
+    if (!strncmp(s, "play:", 5)) return parse_card(s + 5);
+    if (!strncmp(s, "marriage:", 9)) return MARRIAGE + parse_card(s + 9);
+    if (!strncmp(s, "exchange", 8)) return EXCHANGE;
+    if (!strncmp(s, "close", 5)) return CLOSE;
+    if (!strncmp(s, "declare", 7)) return DECLARE;
+    return -1;
+}
+
+static void parse_pair(const char *v, int *a, int *b) { *a = atoi(v); const char *c = strchr(v, ','); *b = c ? atoi(c + 1) : 0; }
+static int seat_or_none(const char *v) { return is(v, "-") ? -1 : atoi(v); }
+
+static void parse_turn(char *line) {
+    int opp_points = 0, opp_tricks = 0, score = 0, opp_score = 0;
+    V.nlegal = 0;
+    V.turned = V.led = V.closed = -1;
+    V.led_marriage = V.pending[1] = 0;
+    V.taken[0] = V.taken[1] = 0;
+    for (char *tok = strtok(line, " "); tok; tok = strtok(NULL, " ")) {
+        char *v = strchr(tok, '=');
+        if (!v) continue;
+        *v++ = '\0';
+        if (is(tok, "seat")) V.seat = atoi(v);
+        else if (is(tok, "hand")) V.hand = parse_cards(v);
+        else if (is(tok, "trump")) V.trump = (int)(strchr(SUITS, v[0] ? v[0] : 'c') - SUITS);
+        else if (is(tok, "turned")) V.turned = parse_card(v);
+        else if (is(tok, "talon")) V.talon = atoi(v);
+        else if (is(tok, "closed")) V.closed = seat_or_none(v);
+        else if (is(tok, "led")) V.led = parse_card(v);
+        else if (is(tok, "led_marriage")) V.led_marriage = is(v, "true");
+        else if (is(tok, "leader")) V.leader = atoi(v);
+        else if (is(tok, "points")) V.points[0] = atoi(v);
+        else if (is(tok, "opp_points")) opp_points = atoi(v);
+        else if (is(tok, "pending")) V.pending[0] = atoi(v);
+        else if (is(tok, "opp_pending")) V.pending[1] = atoi(v);
+        else if (is(tok, "tricks")) V.tricks[0] = atoi(v);
+        else if (is(tok, "opp_tricks")) opp_tricks = atoi(v);
+        else if (is(tok, "played")) V.played = parse_cards(v);
+        else if (is(tok, "taken")) V.taken[0] = parse_cards(v);
+        else if (is(tok, "opp_taken")) V.taken[1] = parse_cards(v);
+        else if (is(tok, "known")) V.known = parse_cards(v);
+        else if (is(tok, "score")) score = atoi(v);
+        else if (is(tok, "opp_score")) opp_score = atoi(v);
+        else if (is(tok, "time")) V.time_ms = atoi(v);
+        else if (is(tok, "legal"))
+            for (char *a = v; *a; a += (*a == ',')) {
+                int act = parse_action(a);
+                if (act >= 0 && V.nlegal < MAX_ACTIONS) V.legal[V.nlegal++] = act;
+                a += strcspn(a, ",");
+            }
+    }
+    V.points[1] = opp_points;
+    V.tricks[1] = opp_tricks;
+    V.score[0] = score;
+    V.score[1] = opp_score;
+    /* Index 0 is this bot, 1 its opponent, from here on. */
+    if (V.first66 < 0) {
+        if (V.points[0] >= 66 && V.tricks[0]) V.first66 = 0;
+        else if (V.points[1] >= 66 && V.tricks[1]) V.first66 = 1;
+    }
+    if (V.snap_wanted) { V.snap_points = V.points[0]; V.snap_tricks = V.tricks[0]; V.snap_wanted = 0; }
+    V.strict_now = V.closed >= 0 || V.talon == 0 || R.strict_always;
+}
+
+/* An event line: what the opponent's strict-phase answers say about its hand, and the close. */
+static void on_event(char *line) {
+    char kind[16];
+    int seat = -1;
+    char arg[8] = "";
+    if (sscanf(line, "%15s %d %7s", kind, &seat, arg) < 2) return;
+    int opp = seat != V.seat, card = parse_card(arg);
+    if (is(kind, "play") && card >= 0) {
+        if (V.table_led < 0) { V.table_led = card; V.table_leader = seat; return; }
+        int led = V.table_led;
+        V.table_led = -1;
+        if (!opp || !V.strict_now) return;
+        if (SUIT(card) != SUIT(led)) {
+            if (R.must_follow) V.impossible |= SUIT_MASK(SUIT(led));
+            if (R.must_follow && R.must_trump && SUIT(card) != V.trump && SUIT(led) != V.trump)
+                V.impossible |= SUIT_MASK(V.trump);
+        } else if (card < led && R.must_follow && R.must_head) {
+            V.impossible |= SUIT_MASK(SUIT(led)) & ~((BIT(led) << 1) - 1);
+        }
+    } else if (is(kind, "draw")) {
+        if (opp) V.impossible = 0; /* it may have drawn any card it could not hold before */
+    } else if (is(kind, "close")) {
+        V.strict_now = 1;
+        if (opp) V.snap_wanted = 1;
+        else { V.snap_points = V.points[1]; V.snap_tricks = V.tricks[1]; }
+    }
+}
+
+/* ------------------------------------------------------------------ sampling hidden deals */
+
+static FILE *sample_log;
+
+/* A deal consistent with everything seen: the opponent holds its known cards and others it may hold. */
+static void sample_deal(struct state *s) {
+    int me = V.seat, opp = 1 - me;
+    mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known;
+    if (V.led >= 0) hidden &= ~BIT(V.led);
+    if (V.turned >= 0) hidden &= ~BIT(V.turned);
+    int my_size = popcount(V.hand), opp_size = V.led >= 0 ? my_size - 1 : my_size;
+    int need = opp_size - popcount(V.known);
+    int allowed[24], na = 0, rest[24], nr = 0;
+    for (mask m = hidden & ~V.impossible; m; m &= m - 1) allowed[na++] = lowest(m);
+    if (na < need) { na = 0; for (mask m = hidden; m; m &= m - 1) allowed[na++] = lowest(m); }
+    mask opp_hand = V.known;
+    for (int i = 0; i < need && i < na; i++) {
+        int j = i + rng_below(na - i), t = allowed[i];
+        allowed[i] = allowed[j];
+        allowed[j] = t;
+        opp_hand |= BIT(allowed[i]);
+    }
+    for (mask m = hidden & ~opp_hand; m; m &= m - 1) rest[nr++] = lowest(m);
+    for (int i = nr - 1; i > 0; i--) { int j = rng_below(i + 1), t = rest[i]; rest[i] = rest[j]; rest[j] = t; }
+
+    memset(s, 0, sizeof *s);
+    s->hand[me] = V.hand;
+    s->hand[opp] = opp_hand;
+    for (int i = 0; i < nr; i++) s->talon[i] = (signed char)rest[i];
+    s->tend = (signed char)nr;
+    if (V.turned >= 0) s->talon[s->tend++] = (signed char)V.turned;
+    s->trump = (signed char)V.trump;
+    s->closed = (signed char)(V.closed < 0 ? -1 : V.closed);
+    s->led = (signed char)V.led;
+    s->led_marriage = (signed char)V.led_marriage;
+    s->leader = (signed char)V.leader;
+    s->to_move = (signed char)me;
+    s->winner = s->game_points = -1;
+    s->first66 = (signed char)(V.first66 < 0 ? -1 : V.first66 == 0 ? me : opp);
+    s->points[me] = (short)V.points[0]; s->points[opp] = (short)V.points[1];
+    s->pending[me] = (short)V.pending[0]; s->pending[opp] = (short)V.pending[1];
+    s->tricks[me] = (short)V.tricks[0]; s->tricks[opp] = (short)V.tricks[1];
+    s->snap_points = (short)V.snap_points;
+    s->snap_tricks = (short)V.snap_tricks;
+    if (sample_log) {
+        fprintf(sample_log, "sample match=%s seat=%d deal=%d turn=%d opp=", match_id, me, V.deal_index, V.turn_index);
+        int first = 1;
+        for (int c = 0; c < 24; c++) if (opp_hand >> c & 1) { fprintf(sample_log, "%s%c%c", first ? "" : ",", RANKS[RANK(c)], SUITS[SUIT(c)]); first = 0; }
+        if (first) fputc('-', sample_log);
+        fputs(" talon=", sample_log);
+        for (int i = s->tpos; i < s->tend; i++) fprintf(sample_log, "%s%c%c", i ? "," : "", RANKS[RANK(s->talon[i])], SUITS[SUIT(s->talon[i])]);
+        if (s->tend == 0) fputc('-', sample_log);
+        fputc('\n', sample_log);
+    }
+}
+
+/* ------------------------------------------------------------------ the search */
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+struct node {
+    int action, mover, parent, child, sibling;
+    double visits, avail, reward;
+};
+#define MAX_NODES (1 << 20)
+static struct node *nodes;
+static int nnodes;
+
+static int new_node(int parent, int action, int mover) {
+    if (nnodes >= MAX_NODES) return -1;
+    struct node *n = &nodes[nnodes];
+    *n = (struct node){action, mover, parent, -1, -1, 0, 0, 0};
+    if (parent >= 0) { n->sibling = nodes[parent].child; nodes[parent].child = nnodes; }
+    return nnodes++;
+}
+
+static const double UCB_C = 0.7;
+
+/* One ISMCTS iteration on a freshly sampled deal. */
+static void iterate(int me) {
+    struct state s;
+    int path[128], depth = 0, node = 0;
+    sample_deal(&s);
+    path[depth++] = 0;
+    while (s.winner < 0) {
+        int acts[MAX_ACTIONS], n = legal_actions(&s, acts), k = 0, untried[MAX_ACTIONS], nu = 0;
+        for (int i = 0; i < n; i++) if (!wrong_declaration(&s, acts[i])) acts[k++] = acts[i];
+        n = k;
+        int present[MAX_ACTIONS] = {0};
+        for (int c = nodes[node].child; c >= 0; c = nodes[c].sibling)
+            for (int i = 0; i < n; i++) if (nodes[c].action == acts[i]) { present[i] = c + 1; nodes[c].avail += 1; }
+        for (int i = 0; i < n; i++) if (!present[i]) untried[nu++] = acts[i];
+        int child = -1;
+        if (nu) {
+            int a = untried[rng_below(nu)];
+            child = new_node(node, a, s.to_move);
+            apply_action(&s, a);
+            if (child < 0) break;
+            node = child;
+            path[depth++] = node;
+            break;
+        }
+        double best = -1e9;
+        for (int i = 0; i < n; i++) {
+            struct node *c = &nodes[present[i] - 1];
+            double u = c->reward / c->visits + UCB_C * sqrt(log(c->avail) / c->visits);
+            if (u > best) { best = u; child = present[i] - 1; }
+        }
+        apply_action(&s, nodes[child].action);
+        node = child;
+        if (depth < 128) path[depth++] = node;
+    }
+    playout(&s);
+    double v = value_of(&s, me);
+    for (int i = 0; i < depth; i++) {
+        struct node *n = &nodes[path[i]];
+        n->visits += 1;
+        n->reward += n->mover == me ? v : 1 - v;
+    }
+}
+
+struct decision { int action; long iterations; double value; const char *mode; };
+
+/* The clock is read every `every` iterations (a power of two): often enough, and not on every playout. With
+ * --iters the deadline is only a cap against forfeiting on time. */
+static int time_up(double deadline, long it, long iters_fixed, long every) {
+    if (iters_fixed > 0 && it >= iters_fixed) return 1;
+    return (it & (every - 1)) == 0 && now_ms() >= deadline;
+}
+
+static struct decision search(double deadline, long iters_fixed) {
+    int me = V.seat;
+    struct decision d = {V.legal[0], 0, 0.5, "forced"};
+    int n = 0, acts[MAX_ACTIONS];
+    for (int i = 0; i < V.nlegal; i++) {
+        int a = V.legal[i];
+        if (a == DECLARE && !(V.tricks[0] && V.points[0] >= 66)) continue;
+        acts[n++] = a;
+    }
+    if (n == 1) { d.action = acts[0]; return d; }
+    if (n == 0) return d;
+    if (V.closed >= 0 || V.talon == 0) { /* all play from here on is open once the hidden cards are sampled */
+        double total[MAX_ACTIONS] = {0};
+        long it = 0;
+        mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known & ~V.impossible;
+        int exact = V.talon == 0 || popcount(hidden) == (V.led >= 0 ? popcount(V.hand) - 1 : popcount(V.hand)) - popcount(V.known);
+        d.mode = exact ? "exact" : "solve";
+        do {
+            struct state s;
+            sample_deal(&s);
+            for (int i = 0; i < n; i++) {
+                struct state t = s;
+                apply_action(&t, acts[i]);
+                total[i] += t.winner >= 0 ? value_of(&t, me) : solve(&t, me, -1e9, 1e9, NULL);
+            }
+            it++;
+        } while (!exact && !time_up(deadline, it, iters_fixed, 1));
+        int best = 0;
+        for (int i = 1; i < n; i++) if (total[i] > total[best]) best = i;
+        d.action = acts[best];
+        d.iterations = it;
+        d.value = total[best] / it;
+        return d;
+    }
+    d.mode = "ismcts";
+    nnodes = 0;
+    new_node(-1, -1, 1 - me);
+    long it = 0;
+    do { iterate(me); it++; } while (!time_up(deadline, it, iters_fixed, 16));
+    double most = -1;
+    for (int c = nodes[0].child; c >= 0; c = nodes[c].sibling) {
+        int legal = 0;
+        for (int i = 0; i < n; i++) legal |= nodes[c].action == acts[i];
+        if (legal && nodes[c].visits > most) {
+            most = nodes[c].visits;
+            d.action = nodes[c].action;
+            d.value = nodes[c].reward / nodes[c].visits;
+        }
+    }
+    d.iterations = it;
+    return d;
+}
+
+/* ------------------------------------------------------------------ the protocol */
+
+static int read_line(char **buf, size_t *cap, FILE *in) {
+    size_t len = 0;
+    int c;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (len + 1 >= *cap) {
+            *cap = *cap ? 2 * *cap : 8192;
+            *buf = realloc(*buf, *cap);
+            if (!*buf) { perror("ismcts"); exit(1); }
+        }
+        (*buf)[len++] = (char)c;
+    }
+    if (c == EOF && len == 0) return 0;
+    if (!*buf) { *buf = malloc(1); *cap = 1; }
+    (*buf)[len] = '\0';
+    if (len > 0 && (*buf)[len - 1] == '\r') (*buf)[len - 1] = '\0';
+    return 1;
+}
+
+static void action_text(int a, char *out) {
+    if (a == DECLARE) strcpy(out, "declare");
+    else if (a == EXCHANGE) strcpy(out, "exchange");
+    else if (a == CLOSE) strcpy(out, "close");
+    else {
+        int c = a >= MARRIAGE ? a - MARRIAGE : a;
+        sprintf(out, "%s %c%c", a >= MARRIAGE ? "marriage" : "play", RANKS[RANK(c)], SUITS[SUIT(c)]);
+    }
+}
+
+static void parse_match(char *line) {
+    default_rules();
+    sscanf(line, "match %127s", match_id);
+    for (char *tok = strtok(line, " "); tok; tok = strtok(NULL, " ")) {
+        char *v = strchr(tok, '=');
+        if (v) { *v++ = '\0'; set_rule(tok, v); }
+    }
+}
+
+static uint64_t hash_text(const char *s) {
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* --solve: `position` lines with the whole deal; prints the exact game-point value for the side to move. */
+static int solve_positions(void) {
+    char *line = NULL, *tok;
+    size_t cap = 0;
+    score_gp = 1;
+    default_rules();
+    while (read_line(&line, &cap, stdin)) {
+        if (!strncmp(line, "match ", 6)) { parse_match(line); continue; }
+        if (strncmp(line, "position ", 9)) continue;
+        struct state s;
+        memset(&s, 0, sizeof s);
+        s.closed = s.led = s.first66 = s.winner = s.game_points = -1;
+        for (tok = strtok(line, " "); tok; tok = strtok(NULL, " ")) {
+            char *v = strchr(tok, '=');
+            int a, b;
+            if (!v) continue;
+            *v++ = '\0';
+            if (is(tok, "to_move")) s.to_move = (signed char)atoi(v);
+            else if (is(tok, "leader")) s.leader = (signed char)atoi(v);
+            else if (is(tok, "hand0")) s.hand[0] = parse_cards(v);
+            else if (is(tok, "hand1")) s.hand[1] = parse_cards(v);
+            else if (is(tok, "talon")) {
+                s.tend = 0;
+                for (char *c = v; *c && *c != '-'; c += (*c == ',')) { s.talon[s.tend++] = (signed char)parse_card(c); c += strcspn(c, ","); }
+            } else if (is(tok, "trump")) s.trump = (signed char)(strchr(SUITS, v[0]) - SUITS);
+            else if (is(tok, "closed")) s.closed = (signed char)seat_or_none(v);
+            else if (is(tok, "led")) s.led = (signed char)parse_card(v);
+            else if (is(tok, "first66")) s.first66 = (signed char)seat_or_none(v);
+            else if (is(tok, "points")) { parse_pair(v, &a, &b); s.points[0] = (short)a; s.points[1] = (short)b; }
+            else if (is(tok, "pending")) { parse_pair(v, &a, &b); s.pending[0] = (short)a; s.pending[1] = (short)b; }
+            else if (is(tok, "tricks")) { parse_pair(v, &a, &b); s.tricks[0] = (short)a; s.tricks[1] = (short)b; }
+            else if (is(tok, "snap")) { parse_pair(v, &a, &b); s.snap_points = (short)a; s.snap_tricks = (short)b; }
+        }
+        int best = -1;
+        char text[32] = "-";
+        double v = solve(&s, s.to_move, -1e9, 1e9, &best);
+        if (best >= 0) action_text(best, text);
+        printf("value %g best %s nodes %ld\n", v, text, solver_nodes);
+        fflush(stdout);
+        solver_nodes = 0;
+    }
+    free(line);
+    return 0;
+}
+
+/* --speed: deals per second of this simulation, from shuffled decks to the end: uniformly random legal
+ * actions (what bench/engine_speed.py measures of the Python engine) and the playout policy. */
+static int speed(double seconds) {
+    char *line = NULL;
+    size_t cap = 0;
+    default_rules();
+    if (read_line(&line, &cap, stdin) && !strncmp(line, "match ", 6)) parse_match(line);
+    free(line);
+    rng_state = 1;
+    for (int policy = 0; policy < 2; policy++) {
+        long deals = 0;
+        double start = now_ms(), end = start + seconds * 1000;
+        while (deals % 256 || now_ms() < end) {
+            int deck[24], n = 0, acts[MAX_ACTIONS];
+            for (mask m = full_deck(); m; m &= m - 1) deck[n++] = lowest(m);
+            for (int i = n - 1; i > 0; i--) { int j = rng_below(i + 1), t = deck[i]; deck[i] = deck[j]; deck[j] = t; }
+            struct state s;
+            memset(&s, 0, sizeof s);
+            s.closed = s.led = s.first66 = s.winner = s.game_points = -1;
+            for (int i = 0; i < hand_size; i++) { s.hand[0] |= BIT(deck[i]); s.hand[1] |= BIT(deck[hand_size + i]); }
+            for (int i = 2 * hand_size + 1; i < n; i++) s.talon[s.tend++] = (signed char)deck[i];
+            s.talon[s.tend++] = (signed char)deck[2 * hand_size];
+            s.trump = (signed char)SUIT(deck[2 * hand_size]);
+            if (policy) playout(&s);
+            else while (s.winner < 0) { /* declare 66 when it wins, never wrongly (as engine_speed.py) */
+                int k = legal_actions(&s, acts), *from = acts;
+                if (acts[0] == DECLARE) { if (wrong_declaration(&s, DECLARE)) { from++; k--; } else k = 1; }
+                apply_action(&s, from[rng_below(k)]);
+            }
+            deals++;
+        }
+        printf("%s %.0f\n", policy ? "policy-deals/s" : "random-deals/s", deals / ((now_ms() - start) / 1000));
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    double max_ms = 1000;
+    long iters_fixed = 0;
+    uint64_t seed = 0;
+    for (int i = 1; i < argc; i++) {
+        if (is(argv[i], "--ms") && i + 1 < argc) max_ms = atof(argv[++i]);
+        else if (is(argv[i], "--iters") && i + 1 < argc) iters_fixed = atol(argv[++i]);
+        else if (is(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+        else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
+            sample_log = fopen(argv[i] + 13, "a");
+            if (!sample_log) { perror(argv[i] + 13); return 2; }
+            setvbuf(sample_log, NULL, _IOLBF, 0);
+        } else if (is(argv[i], "--solve")) return solve_positions();
+        else if (is(argv[i], "--speed")) return speed(1.0);
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+    }
+    nodes = malloc(sizeof *nodes * MAX_NODES);
+    if (!nodes) { perror("ismcts"); return 1; }
+    init_equity();
+    default_rules();
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a pipe is fully buffered by default: flush at each newline */
+
+    char *line = NULL;
+    size_t cap = 0;
+    if (!read_line(&line, &cap, stdin)) return 0;
+    int v10 = 0, v11 = 0;
+    for (char *t = strtok(line, " "); t; t = strtok(NULL, " ")) { v10 |= is(t, "1") || is(t, "1.0"); v11 |= is(t, "1.1"); }
+    if (!v10 && !v11) { fprintf(stderr, "ismcts: the referee offers no version 1.x\n"); return 1; }
+    printf("bot %s ismcts author=arena\n", v11 ? "1.1" : "1");
+
+    while (read_line(&line, &cap, stdin)) {
+        if (is(line, "quit")) break;
+        if (!strncmp(line, "match ", 6)) {
+            parse_match(line);
+        } else if (!strncmp(line, "deal ", 5)) {
+            V.deal_index = atoi(line + 5);
+            V.turn_index = 0;
+            V.impossible = 0;
+            V.first66 = -1;
+            V.snap_wanted = V.snap_points = V.snap_tricks = 0;
+            V.table_led = -1;
+            V.strict_now = R.strict_always;
+        } else if (!strncmp(line, "turn ", 5)) {
+            double start = now_ms();
+            parse_turn(line);
+            if (V.nlegal == 0) { fprintf(stderr, "ismcts: turn without legal=\n"); return 1; }
+            double budget = 0.3 * V.time_ms - 2;
+            if (budget > max_ms) budget = max_ms;
+            if (iters_fixed > 0) budget = V.time_ms > 0 ? 0.5 * V.time_ms : 1e12; /* a cap only */
+            if (budget < 1) budget = 1;
+            rng_state = seed ^ hash_text(match_id) ^ ((uint64_t)V.deal_index << 40) ^ ((uint64_t)V.turn_index << 20);
+            set_deal_values(V.score[0], V.score[1]);
+            struct decision d = search(start + budget, iters_fixed);
+            char text[32];
+            action_text(d.action, text);
+            printf("info mode=%s iterations=%ld value=%.3f best=%s ms=%.0f\n", d.mode, d.iterations, d.value, text, now_ms() - start);
+            printf("%s\n", text);
+            V.turn_index++;
+        } else if (!strncmp(line, "error ", 6)) {
+            fprintf(stderr, "ismcts: referee %s\n", line);
+        } else {
+            on_event(line);
+        }
+    }
+    free(line);
+    free(nodes);
+    return 0;
+}
