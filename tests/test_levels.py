@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_serve import Browser, Server, Socket, connect, play_out, start_server, stop_server
+from test_serve import Browser, Server, Socket, connect, play_out, serving
 
 from arena.levels import LEVELS, level_named, registry_yaml
 
@@ -74,11 +74,8 @@ def test_each_level_beats_the_one_below(number: int) -> None:
 # ------------------------------------------------------------------ arena serve offers the levels by name
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("serve-levels"), "--set", "match_target=1")
-    try:
+    with serving(tmp_path_factory.mktemp("serve-levels"), "--set", "match_target=1") as s:
         yield s
-    finally:
-        stop_server(s)
 
 
 def test_home_page_lists_the_levels_with_their_descriptions(server: Server) -> None:

@@ -8,6 +8,7 @@ termination after the leave timeout; a spectator sees no hand; `--watch` pushes 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.cookiejar
 import json
@@ -83,13 +84,20 @@ def stop_server(server: Server) -> None:
                 stream.close()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("serve"), "--set", "match_target=1")
+@contextlib.contextmanager
+def serving(folder: Path, *args: str) -> Iterator[Server]:
+    """A server for a module's tests (a module-scoped fixture yields it), stopped at the end."""
+    s = start_server(folder, *args)
     try:
         yield s
     finally:
         stop_server(s)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("serve"), "--set", "match_target=1") as s:
+        yield s
 
 
 class Browser:

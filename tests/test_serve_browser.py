@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from test_report_browser import ARGS, CHROMIUM
-from test_serve import Server, start_server, stop_server
+from test_serve import Server, serving
 
 from arena.serve.i18n import phrase, strings
 
@@ -82,11 +82,8 @@ TAKEN = """() => {
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # the seed: the room match's deals offer a marriage, an exchange and a close, each announced across the table
     # (other seeds may not: the test then fails naming the count that stayed 0; pick another that has them)
-    s = start_server(tmp_path_factory.mktemp("serve-browser"), "--set", "match_target=3", "--seed", "2028")
-    try:
+    with serving(tmp_path_factory.mktemp("serve-browser"), "--set", "match_target=3", "--seed", "2028") as s:
         yield s
-    finally:
-        stop_server(s)
 
 
 class Pages:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from test_report_browser import ARGS, CHROMIUM
-from test_serve import Server, start_server, stop_server
+from test_serve import Server, serving
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -53,12 +53,9 @@ PLAYABLE = "() => !!document.querySelector('button[data-action]:not([disabled])'
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("absence"), "--set", "match_target=1", "--leave-timeout",
-                     f"{LEAVE_S}s", "--seed", "2031")
-    try:
+    with serving(tmp_path_factory.mktemp("absence"), "--set", "match_target=1", "--leave-timeout",
+                     f"{LEAVE_S}s", "--seed", "2031") as s:
         yield s
-    finally:
-        stop_server(s)
 
 
 class Pages:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from test_report_browser import ARGS, CHROMIUM
-from test_serve import Server, start_server, stop_server
+from test_serve import Server, serving
 
 from arena.serve.i18n import _STRINGS, phrase, rules_sections, strings
 from arena.serve.rooms import NICK_MAX, clean_nick
@@ -116,11 +116,8 @@ def test_a_chosen_name_is_cleaned_and_limited() -> None:
 # ------------------------------------------------------------------------------------------------ the table
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("table-players"), "--set", "match_target=3", "--seed", "3535")
-    try:
+    with serving(tmp_path_factory.mktemp("table-players"), "--set", "match_target=3", "--seed", "3535") as s:
         yield s
-    finally:
-        stop_server(s)
 
 
 class Pages:
