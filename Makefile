@@ -84,7 +84,7 @@ bench-large: $(STAMP) sandbox
 	$(PY) bench/large.py
 
 # The house levels (arena/levels.py), each against the one below: 4 x 200 matches and 40 for Level 6, one at a time,
-# about 25 minutes (too long for `make bench`); the figures go into arena/levels.py, bots/README.md, PERFORMANCE.md.
+# about an hour (too long for `make bench`); the figures go into arena/levels.py, bots/README.md, PERFORMANCE.md.
 bench-levels: $(STAMP) bots
 	$(PY) bench/levels_bench.py
 

@@ -27,6 +27,9 @@ class Level:
     step: tuple[int, int, int] | None  # (Elo over the level below, 95% interval low, high); None for Level 1
     title: dict[str, str]  # "Beginner", by language
     description: dict[str, str]  # one short line, by language
+    # the time a move this level is given (a config's time.move), where the default 1 s is too short: ismcts
+    # takes at most 30% of a move's time, so thinking 1 s needs at least 3.4 s
+    move_time: str | None = None
 
     @property
     def name(self) -> str:
@@ -64,20 +67,21 @@ LEVELS: tuple[Level, ...] = (
           {"en": "Intermediate", "bg": "Среден"},
           {"en": "greedy: marriages, the trump exchange, cheap captures, closing; never looks ahead",
            "bg": "алчен: обяви, смяна на козовата карта, евтини взятки, затваряне; не мисли напред"}),
-    Level(4, "advanced", "ismcts/ismcts --iters 300", "make -s -C ismcts", 620, (224, 183, 290),
+    Level(4, "advanced", "ismcts/ismcts --iters 300", "make -s -C ismcts", 610, (214, 172, 272),
           {"en": "Advanced", "bg": "Напреднал"},
           {"en": "a short search: 300 sampled deals a move, exact endgames",
            "bg": "кратко търсене: 300 разигравания на ход, точни разигравания в края"}),
-    Level(5, "expert", "ismcts/ismcts --iters 3000", "make -s -C ismcts", 801, (181, 132, 229),
+    Level(5, "expert", "ismcts/ismcts --iters 3000", "make -s -C ismcts", 774, (164, 130, 205),
           {"en": "Expert", "bg": "Експерт"},
           {"en": "the house bot, ismcts, with a short fixed search: 3,000 sampled deals a move",
            "bg": "ботът на сайта, ismcts, с кратко търсене: 3000 разигравания на ход"}),
     # The full bot thinks for a time, not a number of iterations: the one level whose strength depends on the
-    # machine (its figure is this machine's, at about 25,000 iterations a move), and no anchor of a ladder.
-    Level(6, "master", "ismcts/ismcts --ms 100", "make -s -C ismcts", 907, (106, 43, 177),
+    # machine (its figure is this machine's), and no anchor of a ladder. It thinks a second: since issue 36's
+    # ismcts, 100 ms a move is no stronger than Level 5's 3,000 iterations (+17 Elo, -58 to +94), and 1 s is.
+    Level(6, "master", "ismcts/ismcts --ms 1000", "make -s -C ismcts", 826, (52, -43, 201),
           {"en": "Master", "bg": "Майстор"},
-          {"en": "the full house bot, ismcts, thinking 100 ms a move",
-           "bg": "пълният бот на сайта, ismcts, мисли по 100 ms на ход"}),
+          {"en": "the full house bot, ismcts, thinking a second a move",
+           "bg": "пълният бот на сайта, ismcts, мисли по секунда на ход"}, move_time="4s"),
 )
 
 BY_NAME = {level.name: level for level in LEVELS}
@@ -96,4 +100,6 @@ def registry_yaml(name: str = "serve") -> str:
     lines = [f"name: {name}", "bots:"]
     for level in LEVELS:
         lines += [f"  - name: {level.name}", f"    command: {level.bot_command}", f"    build: {level.build}"]
+        if level.move_time:
+            lines.append(f"    time: {{move: {level.move_time}}}")
     return "\n".join(lines) + "\n"

@@ -35,7 +35,8 @@ def step(number: int, matches: int, seed: int) -> dict[str, object]:
     started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-m", "arena", "match", upper.command, lower.command, "--matches", str(matches),
-         "--seed", str(seed), "--concurrency", "1", "--names", upper.name, lower.name, "--json"],
+         "--seed", str(seed), "--concurrency", "1", "--names", upper.name, lower.name, "--json",
+         *(["--move-time", upper.move_time] if upper.move_time else [])],
         cwd=ROOT, capture_output=True, text=True, check=True).stdout
     result = json.loads(out)
     elo = result["elo_difference"]
@@ -50,7 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=None,
                         help="matches per step (even: duplicate pairs); default 200, and 40 for Level 6, whose "
-                        "100 ms a move makes a match take about 10 s")
+                        "1 s a move makes a match take over a minute")
     parser.add_argument("--seed", type=int, default=36, help="seed of the deals (each step adds its level number)")
     parser.add_argument("--only", default="", help="comma-separated level numbers (2..6) to measure")
     args = parser.parse_args()

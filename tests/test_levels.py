@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from test_serve import Browser, Server, Socket, connect, play_out, serving
 
 from arena.levels import LEVELS, level_named, registry_yaml
+from arena.units import parse_duration
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena"]
@@ -92,7 +94,7 @@ def test_home_page_lists_the_levels_with_their_descriptions(server: Server) -> N
 
 
 async def test_quick_play_seats_you_against_the_levels_command(server: Server) -> None:
-    level = LEVELS[4]  # Level 5 · Expert: quick to play out (Level 6 thinks 100 ms a move)
+    level = LEVELS[4]  # Level 5 · Expert: quick to play out (Level 6 thinks 1 s a move)
     b = Browser(server)
     code = b.quick(level.name)
     async with connect(server, code, b.cookie()) as ws:
@@ -171,3 +173,16 @@ def test_ladder_add_levels_anchors_the_scale(tmp_path: Path) -> None:
     done = subprocess.run([*ARENA, "ladder", str(tmp_path / "x.db"), "init", "--anchor", "no such"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "expected mean, levels, or" in done.stderr
+
+
+def test_a_level_that_thinks_is_given_the_time_it_needs() -> None:
+    """ismcts thinks at most 30% of a move's time: Level 6's second needs a move time the default 1 s is not."""
+    bots = {b["name"]: b for b in yaml.safe_load(registry_yaml())["bots"]}
+    for level in LEVELS:
+        argv = level.bot_command.split()
+        if "--ms" in argv:
+            think_ms = int(argv[argv.index("--ms") + 1])
+            given_ms = parse_duration(bots[level.name]["time"]["move"])
+            assert think_ms <= 0.3 * given_ms - 2, (level.name, think_ms, given_ms)
+        else:
+            assert "time" not in bots[level.name]
