@@ -58,6 +58,7 @@ def test_levels_are_one_table() -> None:
 STEPS = {2: (40, 11), 3: (24, 11), 4: (16, 11), 5: (24, 5)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", sorted(STEPS))
 def test_each_level_beats_the_one_below(number: int) -> None:
     upper, lower = LEVELS[number - 1], LEVELS[number - 2]

@@ -175,6 +175,7 @@ def test_the_rules_link_opens_beside_the_table(server: Server, pages: Pages) -> 
         p.context.close()
 
 
+@pytest.mark.slow
 def test_back_before_the_deadline_plays_on_to_the_end(server: Server, pages: Pages) -> None:
     host, guest, code = pages.room()
     watcher = pages.page()
@@ -203,6 +204,7 @@ def test_back_before_the_deadline_plays_on_to_the_end(server: Server, pages: Pag
     assert not pages.errors
 
 
+@pytest.mark.slow
 def test_back_after_the_deadline_shows_the_forfeit_at_once(server: Server, pages: Pages) -> None:
     host, guest, code = pages.room()
     mover, away = turn(host, guest)
@@ -233,6 +235,7 @@ def test_back_after_the_deadline_shows_the_forfeit_at_once(server: Server, pages
     assert not pages.errors
 
 
+@pytest.mark.slow
 def test_a_dropped_connection_before_and_after_the_deadline(server: Server, pages: Pages) -> None:
     host, guest, code = pages.room()
     mover, away = turn(host, guest)

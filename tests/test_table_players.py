@@ -203,6 +203,7 @@ def touch_and_layout(page: Any, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+@pytest.mark.slow
 @browser_only
 @pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("bg", 360, 740)])
 def test_declaring_below_66_asks_once_and_the_panels_close(server: Server, pages: Pages, lang: str, width: int,
@@ -271,6 +272,7 @@ def test_declaring_below_66_asks_once_and_the_panels_close(server: Server, pages
     assert not pages.errors, pages.errors
 
 
+@pytest.mark.slow
 @browser_only
 @pytest.mark.parametrize("lang", ["en", "bg"])
 def test_buttons_name_their_cards_and_a_marriage_is_chosen_by_its_card(server: Server, pages: Pages,
