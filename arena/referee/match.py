@@ -226,12 +226,7 @@ class MatchRunner:
             check_program(seat.handle.player.spec)
             bot = await seat.handle.start()
         except Violation as v:
-            self._terminate(seat, v, deal)
-            failed = seat.handle.bot
-            await seat.handle.discard(v)
-            seat.harvest(failed)
-            self.match.concede(seat.index)
-            self.record.reason = v.kind
+            await self._concede(seat, v, deal)
             return False
         bot.transcript.start = self.t0
         seat.outbox.append(
@@ -257,8 +252,12 @@ class MatchRunner:
     async def _forfeited(self, forfeit: Forfeit, index: int) -> None:
         """The Forfeit's seat loses the match, its termination recorded as for any violation."""
         assert forfeit.seat is not None and forfeit.violation is not None
-        seat, v = self.seats[forfeit.seat], forfeit.violation
-        self._terminate(seat, v, index)
+        await self._concede(self.seats[forfeit.seat], forfeit.violation, index)
+
+    async def _concede(self, seat: _Seat, v: Violation, deal: int | None) -> None:
+        """``seat`` loses the match by ``v`` (in ``deal``, None before the first): its termination recorded,
+        its bot discarded and harvested."""
+        self._terminate(seat, v, deal)
         bot = seat.handle.bot
         await seat.handle.discard(v)
         seat.harvest(bot)
