@@ -9,6 +9,7 @@ touch). The seeds are fixed, so the deals each test meets are too.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import time
@@ -144,6 +145,18 @@ def pages(server: Server) -> Iterator[Pages]:
             yield Pages(b)
         finally:
             b.close()
+
+
+def bot_kinds(server: Server, name: str) -> dict[str, str]:
+    """The database's bots (name: kind) once ``name`` is among them: the server records a game's players as
+    it starts, a moment after the page has its seat (a look every 0.1 s, bounded at 20 s: a hang, not a wait)."""
+    deadline = time.monotonic() + 20
+    while True:
+        with contextlib.closing(sqlite3.connect(server.db)) as db:
+            kinds = dict(db.execute("SELECT name, kind FROM bots"))
+        if name in kinds or time.monotonic() > deadline:
+            return kinds
+        time.sleep(0.1)
 
 
 def version(page: Any) -> int:
@@ -372,13 +385,7 @@ def test_players_by_name_you_for_oneself_and_the_link_until_the_start(server: Se
     assert again.input_value("#nickname").startswith("Боби")  # as typed (the server cleans it)
     again.close()
     # the players' names in the database, where "host" and "guest" were
-    deadline = time.monotonic() + 20
-    while True:
-        with sqlite3.connect(server.db) as db:
-            kinds = dict(db.execute("SELECT name, kind FROM bots"))
-        if "Ana" in kinds or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+    kinds = bot_kinds(server, "Ana")
     assert kinds.get("Ana") == "human" and kinds.get("Боби") == "human", kinds
     # the turn: the mover's tab says so and a tone sounds; switched off, it stays silent (kept in the browser)
     mover = host if host.locator("#hand button[data-action]").count() else guest
@@ -403,11 +410,5 @@ def test_a_name_like_a_bots_is_kept_apart(server: Server, pages: Pages) -> None:
     page.wait_for_url("**/room/*")
     page.wait_for_function("() => document.getElementById('name-them').textContent === 'random'")
     assert page.inner_text("#name-me") == "You"
-    deadline = time.monotonic() + 20
-    while True:
-        with sqlite3.connect(server.db) as db:
-            kinds = dict(db.execute("SELECT name, kind FROM bots"))
-        if "random 2" in kinds or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+    kinds = bot_kinds(server, "random 2")
     assert kinds["random"] == "bot" and kinds["random 2"] == "human", kinds
