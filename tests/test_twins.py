@@ -17,6 +17,7 @@ import mmap
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -191,13 +192,32 @@ def assert_learned_the_hand(records: list, spy: Path) -> None:
         assert said(read, f"learned-{where}") == [hand], read
 
 
+ATTEMPTS = 3
+
+
+def attack_works(attempt: Callable[[], None]) -> None:
+    """``attempt`` (play the attack, assert the spy learned the hand) passes once in ``ATTEMPTS`` tries.
+
+    Only the tests of an attack with a measure switched off take the best of several tries: the page cache is
+    the whole machine's, and on a busy one another process's reads or the kernel's reclaim can move a page
+    between the two games (CI once saw the system file's channel disturbed). What they show, that the channel
+    carries the hand, holds if it carries it once. The tests under the defaults try once and fail on any
+    card learned."""
+    for left in reversed(range(ATTEMPTS)):
+        try:
+            return attempt()
+        except AssertionError:
+            if not left:
+                raise
+
+
 def test_what_a_bot_loads_does_not_reach_its_twin(pagespy: Path) -> None:
     assert_learned_nothing(match_pair(pagespy, "load"), pagespy)
 
 
 def test_what_a_bot_loads_reaches_its_twin_without_the_reclaim(pagespy: Path, monkeypatch) -> None:
     switch_off_the_reclaim(monkeypatch)
-    assert_learned_the_hand(match_pair(pagespy, "load"), pagespy)
+    attack_works(lambda: assert_learned_the_hand(match_pair(pagespy, "load"), pagespy))
 
 
 def test_a_bots_own_files_are_cached_before_it_starts(pagespy: Path, monkeypatch) -> None:
@@ -220,7 +240,7 @@ def test_a_bot_cannot_drop_pages_it_did_not_load(pagespy: Path) -> None:
 def test_dropped_pages_reach_its_twin_without_the_filter(pagespy: Path, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("evictions", "nowait"))  # the reclaim stays on
     monkeypatch.setattr(sandbox, "WARM_BYTES", 0)  # (its own file read ahead in large folios: one page drops none)
-    assert_learned_the_hand(match_pair(pagespy, "evict"), pagespy)
+    attack_works(lambda: assert_learned_the_hand(match_pair(pagespy, "evict"), pagespy))
 
 
 def stored_spy_lines(db: Path) -> dict[str, str]:
@@ -256,13 +276,21 @@ def switch_off_the_reclaim(monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))  # (an exact reading, not the measure)
 
 
+def attempt_the_attack(closed: bool, attempt: Callable[[], None]) -> None:
+    """Once under the defaults; without the measure, until it works (``attack_works``)."""
+    attempt() if closed else attack_works(attempt)
+
+
 @pytest.mark.parametrize("closed", [True, False], ids=["defaults", "without-the-reclaim"])
 def test_arena_run_twins(pagespy: Path, tmp_path: Path, monkeypatch, closed: bool) -> None:
     if not closed:
         switch_off_the_reclaim(monkeypatch)
-    db = tmp_path / "run.db"
-    config = tmp_path / "t.yaml"
-    config.write_text(f"""
+    tries = iter(range(ATTEMPTS))
+
+    def attempt() -> None:
+        db = tmp_path / f"run-{next(tries)}.db"
+        config = tmp_path / "t.yaml"
+        config.write_text(f"""
 name: twins
 variant: {{preset: santase, match_target: 1}}
 rounds: 1
@@ -278,9 +306,11 @@ bots:
 output:
   database: {db}
 """)
-    prepare(pagespy, "load")
-    api.run_tournament(config, report=False)
-    assert_stored(stored_spy_lines(db), pagespy, closed)
+        prepare(pagespy, "load")
+        api.run_tournament(config, report=False)
+        assert_stored(stored_spy_lines(db), pagespy, closed)
+
+    attempt_the_attack(closed, attempt)
 
 
 @pytest.mark.parametrize("closed", [True, False], ids=["defaults", "without-the-reclaim"])
@@ -288,19 +318,26 @@ def test_ladder_twins(pagespy: Path, tmp_path: Path, monkeypatch, closed: bool) 
     from arena.store.ladder import LadderStore, LadderVersion
     from arena.tournament.ladder import LadderSettings, RunOptions, admit, init_ladder, register_version, run_ladder
 
-    db = tmp_path / "ladder.db"
-    init_ladder(db, ONE_DEAL, LadderSettings(TC, pairs_in_flight=1), seed=SEED)
-    with LadderStore(db) as store:
-        for name, command in (("spy", f"{sys.executable} {pagespy} load"), ("good", f"{sys.executable} {GOOD}")):
-            version = register_version(store, name, command, sandbox="bwrap")
-            assert isinstance(version, LadderVersion)
-            assert admit(store, version, "bwrap").status == "admitted"
-    if not closed:
-        switch_off_the_reclaim(monkeypatch)
-    prepare(pagespy, "load")  # (after the admissions, whose validation pairs the spy plays too)
-    assert run_ladder(db, RunOptions(pairs=1, sandbox="bwrap")) == 1
-    rated = {match_id: text for match_id, text in stored_spy_lines(db).items() if match_id.startswith("L")}
-    assert_stored(rated, pagespy, closed)
+    tries = iter(range(ATTEMPTS))
+
+    def attempt() -> None:
+        db = tmp_path / f"ladder-{next(tries)}.db"
+        init_ladder(db, ONE_DEAL, LadderSettings(TC, pairs_in_flight=1), seed=SEED)
+        with monkeypatch.context() as switched:
+            with LadderStore(db) as store:
+                for name, command in (("spy", f"{sys.executable} {pagespy} load"),
+                                      ("good", f"{sys.executable} {GOOD}")):
+                    version = register_version(store, name, command, sandbox="bwrap")
+                    assert isinstance(version, LadderVersion)
+                    assert admit(store, version, "bwrap").status == "admitted"
+            if not closed:
+                switch_off_the_reclaim(switched)
+            prepare(pagespy, "load")  # (after the admissions, whose validation pairs the spy plays too)
+            assert run_ladder(db, RunOptions(pairs=1, sandbox="bwrap")) == 1
+        rated = {match_id: text for match_id, text in stored_spy_lines(db).items() if match_id.startswith("L")}
+        assert_stored(rated, pagespy, closed)
+
+    attempt_the_attack(closed, attempt)
 
 
 async def reused_pair(spy: Path) -> list:
@@ -358,8 +395,13 @@ async def test_a_kept_process_passes_the_hand_to_its_twin_without_the_rule(pages
     monkeypatch.setattr(MatchPool, "retire", keep)
     monkeypatch.setattr(sandbox, "WARM_BYTES", 0)  # (see switch_off_the_reclaim)
     monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))  # (an exact reading, not the measure)
-    records = await reused_pair(pagespy)
-    assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=False)
+    for left in reversed(range(ATTEMPTS)):  # (attack_works, for a coroutine)
+        records = await reused_pair(pagespy)
+        try:
+            return assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=False)
+        except AssertionError:
+            if not left:
+                raise
 
 
 # --------------------------------------------------------------------------------------------- counters
