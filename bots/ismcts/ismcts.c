@@ -12,7 +12,8 @@
  *   talon, in random order, above the turned card.
  * - While the talon is open it searches with single-observer information-set MCTS (Cowling, Powley and
  *   Whitehouse 2012): one tree over its own information set, a fresh sampled deal per iteration, UCB with
- *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules.
+ *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules. The tree branches on
+ *   the card it draws after each trick, so its own later moves there know that card.
  * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
  *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
  *   exact). While the talon is open it does the same, draws included, once a sampled deal is cheap enough
@@ -712,12 +713,14 @@ struct node {
     int action, mover, parent, child, sibling;
     double visits, avail, reward;
 };
-#define MAX_NODES (1 << 20)
+/* Room for 4M nodes (192 MB, touched as the tree grows: 5 s of search fits), or less where the memory
+ * limit allows less (main). */
+static int max_nodes = 1 << 22;
 static struct node *nodes;
 static int nnodes;
 
 static int new_node(int parent, int action, int mover) {
-    if (nnodes >= MAX_NODES) return -1;
+    if (nnodes >= max_nodes) return -1;
     struct node *n = &nodes[nnodes];
     *n = (struct node){action, mover, parent, -1, -1, 0, 0, 0};
     if (parent >= 0) { n->sibling = nodes[parent].child; nodes[parent].child = nnodes; }
@@ -725,6 +728,18 @@ static int new_node(int parent, int action, int mover) {
 }
 
 static const double UCB_C = 0.7;
+
+/* After a trick that drew from the talon, the tree branches on the card `me` drew (a node DRAWN + card):
+ * its later decisions are then taken knowing that card, as they will be. Without it, each later node of its
+ * own averages over every card it might draw, which makes lines that keep drawing look worse than they are
+ * (strategy fusion). The opponent's draw is not branched on: `me` does not see it. */
+#define DRAWN 128
+static int drawn_child(int node, const struct state *s, int tpos_before, int me) {
+    int card = s->talon[tpos_before + (s->leader == me ? 0 : 1)];
+    for (int c = nodes[node].child; c >= 0; c = nodes[c].sibling)
+        if (nodes[c].action == DRAWN + card) return c;
+    return new_node(node, DRAWN + card, me);
+}
 
 /* One ISMCTS iteration on a freshly sampled deal. */
 static void iterate(int me) {
@@ -756,9 +771,15 @@ static void iterate(int me) {
             double u = c->reward / c->visits + UCB_C * sqrt(log(c->avail) / c->visits);
             if (u > best) { best = u; child = present[i] - 1; }
         }
+        int tpos = s.tpos;
         apply_action(&s, nodes[child].action);
         node = child;
         if (depth < 128) path[depth++] = node;
+        if (s.tpos != tpos && s.winner < 0) {
+            node = drawn_child(node, &s, tpos, me);
+            if (node < 0) break;
+            if (depth < 128) path[depth++] = node;
+        }
     }
     playout(&s);
     double v = value_of(&s, me);
@@ -1015,7 +1036,7 @@ int main(int argc, char **argv) {
         else if (is(argv[i], "--speed")) return speed(1.0);
         else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
-    nodes = malloc(sizeof *nodes * MAX_NODES);
+    while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
     init_equity();
     default_rules();
