@@ -67,18 +67,18 @@ LEVELS: tuple[Level, ...] = (
           {"en": "Intermediate", "bg": "Среден"},
           {"en": "greedy: marriages, the trump exchange, cheap captures, closing; never looks ahead",
            "bg": "алчен: обяви, смяна на козовата карта, евтини взятки, затваряне; не мисли напред"}),
-    Level(4, "advanced", "ismcts/ismcts --iters 300", "make -s -C ismcts", 610, (214, 172, 272),
+    Level(4, "advanced", "ismcts/ismcts --iters 450", "make -s -C ismcts", 653, (257, 199, 326),
           {"en": "Advanced", "bg": "Напреднал"},
-          {"en": "a short search: 300 sampled deals a move, exact endgames",
-           "bg": "кратко търсене: 300 разигравания на ход, точни разигравания в края"}),
-    Level(5, "expert", "ismcts/ismcts --iters 3000", "make -s -C ismcts", 774, (164, 130, 205),
+          {"en": "a short search: 450 sampled deals a move, exact endgames",
+           "bg": "кратко търсене: 450 разигравания на ход, точни разигравания в края"}),
+    Level(5, "expert", "ismcts/ismcts --iters 3000", "make -s -C ismcts", 933, (280, 223, 337),
           {"en": "Expert", "bg": "Експерт"},
           {"en": "the house bot, ismcts, with a short fixed search: 3,000 sampled deals a move",
            "bg": "ботът на сайта, ismcts, с кратко търсене: 3000 разигравания на ход"}),
     # The full bot thinks for a time, not a number of iterations: the one level whose strength depends on the
     # machine (its figure is this machine's), and no anchor of a ladder. It thinks a second: since issue 36's
-    # ismcts, 100 ms a move is no stronger than Level 5's 3,000 iterations (+17 Elo, -58 to +94), and 1 s is.
-    Level(6, "master", "ismcts/ismcts --ms 1000", "make -s -C ismcts", 826, (52, -43, 201),
+    # ismcts, 100 ms a move was no stronger than Level 5's 3,000 iterations (+17 Elo, -58 to +94), and 1 s is.
+    Level(6, "master", "ismcts/ismcts --ms 1000", "make -s -C ismcts", 985, (52, -43, 132),
           {"en": "Master", "bg": "Майстор"},
           {"en": "the full house bot, ismcts, thinking a second a move",
            "bg": "пълният бот на сайта, ismcts, мисли по секунда на ход"}, move_time="4s"),
