@@ -713,8 +713,8 @@ struct node {
     int action, mover, parent, child, sibling;
     double visits, avail, reward;
 };
-/* Room for 4M nodes (192 MB, touched as the tree grows: 5 s of search fits), or less where the memory
- * limit allows less (main). */
+/* Room for 4M nodes (192 MB, touched as the tree grows: 5 s of search fits); main halves it until the
+ * memory limit allows it. */
 static int max_nodes = 1 << 22;
 static struct node *nodes;
 static int nnodes;
