@@ -386,7 +386,9 @@ async def test_a_kept_process_is_not_alive_while_its_twin_plays(pagespy: Path) -
     assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=True)
 
 
-async def test_a_kept_process_passes_the_hand_to_its_twin_without_the_rule(pagespy: Path, monkeypatch) -> None:
+def test_a_kept_process_passes_the_hand_to_its_twin_without_the_rule(pagespy: Path, monkeypatch) -> None:
+    import trio
+
     from arena.referee.pool import MatchPool
 
     async def keep(self, deal_seed: int) -> None:  # the pool as it was: kept processes stay
@@ -395,13 +397,12 @@ async def test_a_kept_process_passes_the_hand_to_its_twin_without_the_rule(pages
     monkeypatch.setattr(MatchPool, "retire", keep)
     monkeypatch.setattr(sandbox, "WARM_BYTES", 0)  # (see switch_off_the_reclaim)
     monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))  # (an exact reading, not the measure)
-    for left in reversed(range(ATTEMPTS)):  # (attack_works, for a coroutine)
-        records = await reused_pair(pagespy)
-        try:
-            return assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=False)
-        except AssertionError:
-            if not left:
-                raise
+
+    def attempt() -> None:
+        records = trio.run(reused_pair, pagespy)
+        assert_stored({r.match_id: info_lines(r) for r in records}, pagespy, closed=False)
+
+    attack_works(attempt)
 
 
 # --------------------------------------------------------------------------------------------- counters
