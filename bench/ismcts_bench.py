@@ -3,6 +3,7 @@
     .venv/bin/python bench/ismcts_bench.py                      # every experiment below (hours on 2 cores)
     .venv/bin/python bench/ismcts_bench.py --only santase-greedy,santase-random
     .venv/bin/python bench/ismcts_bench.py --matches 40         # fewer matches per experiment: a quick look
+    .venv/bin/python bench/ismcts_bench.py --only santase-vs-v1-100ms --seed 3636   # on other deals
     .venv/bin/python bench/ismcts_bench.py --speed              # only playouts per second
 
 Each experiment is one `arena match` (real referee, sandboxed bots, duplicate deals, seats alternating) with
@@ -76,9 +77,10 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def run(name: str, matches: int | None) -> dict[str, object]:
+def run(name: str, matches: int | None, deals_seed: int | None = None) -> dict[str, object]:
     variant, a, b, count, think, seed = EXPERIMENTS[name]
     count = matches or count
+    seed = deals_seed if deals_seed is not None else seed
     db = OUT / f"ismcts-{name}.db"
     db.unlink(missing_ok=True)
     started = time.monotonic()
@@ -141,6 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", help="comma-separated experiment names: " + ", ".join(EXPERIMENTS))
     parser.add_argument("--matches", type=int, help="matches per experiment instead of each one's own count")
+    parser.add_argument("--seed", type=int, help="the deals' seed instead of each experiment's own")
     parser.add_argument("--speed", action="store_true", help="only the simulation speed")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
@@ -161,7 +164,7 @@ def main() -> None:
             raise SystemExit(f"no experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
     print(f"{'experiment':22} {'matches':>7} {'A wins':>7} {'rate':>6} {'95% interval':>15} {'deals A-B':>11}  time")
     for name in names:
-        r = run(name, args.matches)
+        r = run(name, args.matches, args.seed)
         results.append(r)
         log.write_text(json.dumps(results, indent=2))
         low, high = r["interval95"]  # type: ignore[misc]
