@@ -56,8 +56,8 @@ static const int POINTS[24] = {0, 2, 3, 4, 10, 11, 0, 2, 3, 4, 10, 11, 0, 2, 3, 
 /* Actions: 0..23 play the card; MARRIAGE + card declares the card's marriage and leads it. */
 enum { MARRIAGE = 32, EXCHANGE = 64, CLOSE = 65, DECLARE = 66, MAX_ACTIONS = 40 };
 
-static int popcount(mask m) { int n = 0; while (m) { m &= m - 1; n++; } return n; }
-static int lowest(mask m) { int c = 0; while (!(m >> c & 1)) c++; return c; }
+static int popcount(mask m) { return __builtin_popcount(m); }
+static int lowest(mask m) { return __builtin_ctz(m); } /* m != 0 */
 
 /* ------------------------------------------------------------------ rules, from the match line */
 
@@ -300,7 +300,15 @@ static uint64_t rng_next(void) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
 }
-static int rng_below(int n) { return (int)((rng_next() >> 33) % (uint64_t)n); }
+/* x % n without a division (Lemire's fastmod: exact for 32-bit x and n), n below 64: playouts ask for one on
+ * nearly every move, and a 64-bit division costs more than the rest of choosing the move. */
+static uint64_t mod_magic[64];
+static void init_mod_magic(void) { for (int n = 1; n < 64; n++) mod_magic[n] = UINT64_MAX / (uint64_t)n + 1; }
+static int rng_below(int n) {
+    uint32_t x = (uint32_t)(rng_next() >> 33);
+    if (n >= 64) return (int)(x % (uint32_t)n);
+    return (int)(((unsigned __int128)(mod_magic[n] * x) * (uint64_t)n) >> 64);
+}
 
 /* ------------------------------------------------------------------ scoring: match equity */
 
@@ -421,6 +429,10 @@ enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
 #define TT_BITS 20
 static struct tt_entry *tt;
 static uint64_t tt_generation;
+/* The part of the table in use. A look-up that misses the cache waits for memory, and that wait was nine
+ * tenths of a small solve's time: solve_samples shrinks the table to the size its deals need, so it stays in
+ * the cache (the values found are the same; only entries of other generations are dropped sooner). */
+static uint32_t tt_mask = (1u << TT_BITS) - 1;
 
 static uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -453,7 +465,7 @@ static double solve(const struct state *s, int me, double alpha, double beta, in
         return 0;
     }
     uint64_t key = position_key(s);
-    struct tt_entry *e = tt ? &tt[key & ((1u << TT_BITS) - 1)] : NULL;
+    struct tt_entry *e = tt ? &tt[key & tt_mask] : NULL;
     if (n > 2) { /* cards by their points, highest first: winning lines are found sooner */
         for (int i = 1; i < n; i++) {
             int a = acts[i], ka = a < MARRIAGE ? POINTS[a] : 100, j = i;
@@ -709,20 +721,25 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+/* 32 bytes, not 48: each step down the tree chases a node's children through `sibling`, and the cache misses
+ * of that chase took much of the descent's time. The counts are whole numbers, which floats hold exactly up
+ * to 16M, so every decision is the same as with doubles (a fixed --iters replays exactly). */
 struct node {
-    int action, mover, parent, child, sibling;
-    double visits, avail, reward;
+    int child, sibling;
+    float visits, avail;
+    double reward;
+    unsigned char action, mover;
 };
-/* Room for 4M nodes (192 MB, touched as the tree grows: 5 s of search fits); main halves it until the
+/* Room for 8M nodes (256 MB, touched as the tree grows: 5 s of search fits); main halves it until the
  * memory limit allows it. */
-static int max_nodes = 1 << 22;
+static int max_nodes = 1 << 23;
 static struct node *nodes;
 static int nnodes;
 
 static int new_node(int parent, int action, int mover) {
     if (nnodes >= max_nodes) return -1;
     struct node *n = &nodes[nnodes];
-    *n = (struct node){action, mover, parent, -1, -1, 0, 0, 0};
+    *n = (struct node){-1, -1, 0, 0, 0, (unsigned char)action, (unsigned char)mover};
     if (parent >= 0) { n->sibling = nodes[parent].child; nodes[parent].child = nnodes; }
     return nnodes++;
 }
@@ -741,20 +758,30 @@ static int drawn_child(int node, const struct state *s, int tpos_before, int me)
     return new_node(node, DRAWN + card, me);
 }
 
+/* log(n) for the visit counts UCB sees most: a table read instead of a libm call on every child of every step. */
+#define LOG_TABLE 65536
+static double log_table[LOG_TABLE];
+static double log_count(float n) { return n < LOG_TABLE ? log_table[(int)n] : log(n); } /* n >= 1 */
+
 /* One ISMCTS iteration on a freshly sampled deal. */
 static void iterate(int me) {
     struct state s;
     int path[128], depth = 0, node = 0;
+    unsigned char slot[256]; /* an action's place in acts[], plus 1; 0 for an action not legal here */
+    memset(slot, 0, sizeof slot);
     sample_deal(&s);
     path[depth++] = 0;
     while (s.winner < 0) {
         int acts[MAX_ACTIONS], n = legal_actions(&s, acts), k = 0, untried[MAX_ACTIONS], nu = 0;
         for (int i = 0; i < n; i++) if (!wrong_declaration(&s, acts[i])) acts[k++] = acts[i];
         n = k;
-        int present[MAX_ACTIONS] = {0};
-        for (int c = nodes[node].child; c >= 0; c = nodes[c].sibling)
-            for (int i = 0; i < n; i++) if (nodes[c].action == acts[i]) { present[i] = c + 1; nodes[c].avail += 1; }
-        for (int i = 0; i < n; i++) if (!present[i]) untried[nu++] = acts[i];
+        int present[MAX_ACTIONS];
+        for (int i = 0; i < n; i++) { present[i] = 0; slot[acts[i]] = (unsigned char)(i + 1); }
+        for (int c = nodes[node].child; c >= 0; c = nodes[c].sibling) {
+            int i = slot[nodes[c].action];
+            if (i) { present[i - 1] = c + 1; nodes[c].avail += 1; }
+        }
+        for (int i = 0; i < n; i++) { slot[acts[i]] = 0; if (!present[i]) untried[nu++] = acts[i]; }
         int child = -1;
         if (nu) {
             int a = untried[rng_below(nu)];
@@ -768,10 +795,10 @@ static void iterate(int me) {
         double best = -1e9;
         for (int i = 0; i < n; i++) {
             struct node *c = &nodes[present[i] - 1];
-            double u = c->reward / c->visits + UCB_C * sqrt(log(c->avail) / c->visits);
+            double u = c->reward / c->visits + UCB_C * sqrt(log_count(c->avail) / c->visits);
             if (u > best) { best = u; child = present[i] - 1; }
         }
-        int tpos = s.tpos;
+    int tpos = s.tpos;
         apply_action(&s, nodes[child].action);
         node = child;
         if (depth < 128) path[depth++] = node;
@@ -831,6 +858,8 @@ static int solve_samples(struct decision *d, const int *acts, int n, int exact, 
         }
         if (solve_aborted) break; /* out of time: this deal's values are incomplete */
         for (int i = 0; i < n; i++) total[i] += value[i];
+        if (it == 0) /* room for four times the first deal's positions */
+            while (tt_mask > 1023 && (long)(tt_mask >> 2) > solver_nodes) tt_mask >>= 1;
         it++;
         nodes += solver_nodes + 1;
         if (exact || (iters_fixed > 0 && nodes >= budget_nodes) || now_ms() >= deadline) break;
@@ -838,6 +867,7 @@ static int solve_samples(struct decision *d, const int *acts, int n, int exact, 
     solve_limit = 1L << 62;
     solve_deadline = 1e300;
     solve_aborted = 0;
+    tt_mask = (1u << TT_BITS) - 1;
     if (it == 0) return 0;
     int best = 0;
     for (int i = 1; i < n; i++) if (total[i] > total[best]) best = i;
@@ -1020,6 +1050,7 @@ static int speed(double seconds) {
 int main(int argc, char **argv) {
     tt = calloc((size_t)1 << TT_BITS, sizeof *tt);
     if (!tt) { perror("ismcts"); return 1; }
+    init_mod_magic();
     double max_ms = 1000;
     long iters_fixed = 0;
     uint64_t seed = 0;
@@ -1039,6 +1070,7 @@ int main(int argc, char **argv) {
     while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
     init_equity();
+    for (int i = 1; i < LOG_TABLE; i++) log_table[i] = log(i);
     default_rules();
     setvbuf(stdout, NULL, _IOLBF, 0); /* a pipe is fully buffered by default: flush at each newline */
 
