@@ -5,6 +5,7 @@
     .venv/bin/python bench/ismcts_bench.py --matches 40         # fewer matches per experiment: a quick look
     .venv/bin/python bench/ismcts_bench.py --only santase-vs-v1-100ms --seed 3636   # on other deals
     .venv/bin/python bench/ismcts_bench.py --speed              # only playouts per second
+    .venv/bin/python bench/ismcts_bench.py --search-speed [--binary B]   # iterations in a 100 ms decision
 
 Each experiment is one `arena match` (real referee, sandboxed bots, duplicate deals, seats alternating) with
 `--json` and a database in bench/out/, so every game can be looked at with `arena report`. The ISMCTS bot
@@ -139,12 +140,39 @@ def speed() -> dict[str, object]:
     return out
 
 
+def search_speed(binary: str, ms: int = 100) -> dict[str, object]:
+    """What one decision of `ms` searches, on the referee's lines of two recorded santase matches (four seats)
+    fed to the bot (its replies do not change what it is fed next): the mean ISMCTS iterations with the talon
+    open and the geometric mean of the deals solved in a `solve` decision. The lines are recorded once into
+    bench/out, so two builds (--binary) are compared on the same decisions; one core, a quiet machine."""
+    feed = OUT / "search-feed.txt"
+    if not feed.exists():
+        logs = OUT / "search-feed"
+        subprocess.run([sys.executable, "-m", "arena", "match", f"{ISMCTS} --ms {ms}", f"{V1} --ms {ms}",
+                        "--matches", "2", "--seed", "5", "--names", "A", "B", "--transcripts", str(logs)],
+                       cwd=ROOT, check=True, capture_output=True)
+        lines = [m.group(1) for log in sorted(logs.glob("*.log")) for line in log.read_text().splitlines()
+                 if (m := re.match(r"\s*[\d.]+ > (.*)$", line)) and m.group(1) != "quit"]
+        feed.write_text("\n".join(lines) + "\n")
+    out = subprocess.run([binary, "--ms", str(ms)], cwd=ROOT, stdin=feed.open(), capture_output=True, text=True,
+                         check=True).stdout
+    found = [(m.group(1), int(m.group(2))) for m in re.finditer(r"info mode=(ismcts|solve) iterations=(\d+)", out)]
+    ismcts = [n for mode, n in found if mode == "ismcts"]
+    solve = [n for mode, n in found if mode == "solve" and n > 0]
+    return {"binary": binary, "ms": ms, "ismcts_decisions": len(ismcts),
+            "ismcts_mean_iterations": round(statistics.mean(ismcts)) if ismcts else None,
+            "solve_decisions": len(solve),
+            "solve_geomean_deals": round(statistics.geometric_mean(solve)) if solve else None}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", help="comma-separated experiment names: " + ", ".join(EXPERIMENTS))
     parser.add_argument("--matches", type=int, help="matches per experiment instead of each one's own count")
     parser.add_argument("--seed", type=int, help="the deals' seed instead of each experiment's own")
     parser.add_argument("--speed", action="store_true", help="only the simulation speed")
+    parser.add_argument("--search-speed", action="store_true", help="only what a 100 ms decision searches")
+    parser.add_argument("--binary", default=ISMCTS, help="with --search-speed: the build to measure")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     subprocess.run(["make", "-s", "-C", "bots/ismcts"], cwd=ROOT, check=True)
@@ -152,6 +180,12 @@ def main() -> None:
     subprocess.run(["make", "-s", "-C", "bench", "out/ismcts-v1"], cwd=ROOT, check=True)
     log = OUT / "ismcts.json"
     results = json.loads(log.read_text()) if log.exists() else []
+    if args.search_speed:
+        figures = search_speed(args.binary)
+        print(json.dumps(figures, indent=2))
+        results.append({"experiment": "search-speed", **figures})
+        log.write_text(json.dumps(results, indent=2))
+        return
     if args.speed:
         figures = speed()
         print(json.dumps(figures, indent=2))
