@@ -723,7 +723,8 @@ static double now_ms(void) {
 
 /* 32 bytes, not 48: each step down the tree chases a node's children through `sibling`, and the cache misses
  * of that chase took much of the descent's time. The counts are whole numbers, which floats hold exactly up
- * to 16M, so every decision is the same as with doubles (a fixed --iters replays exactly). */
+ * to 2^24, so every decision is the same as with doubles (a fixed --iters replays exactly); a search stops at
+ * MAX_ITERATIONS (about 18 s of it), where a float would stop counting. */
 struct node {
     int child, sibling;
     float visits, avail;
@@ -733,6 +734,7 @@ struct node {
 /* Room for 8M nodes (256 MB, touched as the tree grows: 5 s of search fits); main halves it until the
  * memory limit allows it. */
 static int max_nodes = 1 << 23;
+#define MAX_ITERATIONS (1L << 24)
 static struct node *nodes;
 static int nnodes;
 
@@ -798,7 +800,7 @@ static void iterate(int me) {
             double u = c->reward / c->visits + UCB_C * sqrt(log_count(c->avail) / c->visits);
             if (u > best) { best = u; child = present[i] - 1; }
         }
-    int tpos = s.tpos;
+        int tpos = s.tpos;
         apply_action(&s, nodes[child].action);
         node = child;
         if (depth < 128) path[depth++] = node;
@@ -905,7 +907,7 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
     nnodes = 0;
     new_node(-1, -1, 1 - me);
     long it = 0;
-    do { iterate(me); it++; } while (!time_up(deadline, it, iters_fixed, 16));
+    do { iterate(me); it++; } while (!time_up(deadline, it, iters_fixed, 16) && it < MAX_ITERATIONS);
     double most = -1;
     for (int c = nodes[0].child; c >= 0; c = nodes[c].sibling) {
         int legal = 0;
