@@ -145,14 +145,15 @@ def search_speed(binary: str, ms: int = 100) -> dict[str, object]:
     fed to the bot (its replies do not change what it is fed next): the mean ISMCTS iterations with the talon
     open and the geometric mean of the deals solved in a `solve` decision. The lines are recorded once into
     bench/out, so two builds (--binary) are compared on the same decisions; one core, a quiet machine."""
+    from arena import api
+
     feed = OUT / "search-feed.txt"
     if not feed.exists():
-        logs = OUT / "search-feed"
-        subprocess.run([sys.executable, "-m", "arena", "match", f"{ISMCTS} --ms {ms}", f"{V1} --ms {ms}",
-                        "--matches", "2", "--seed", "5", "--names", "A", "B", "--transcripts", str(logs)],
-                       cwd=ROOT, check=True, capture_output=True)
-        lines = [m.group(1) for log in sorted(logs.glob("*.log")) for line in log.read_text().splitlines()
-                 if (m := re.match(r"\s*[\d.]+ > (.*)$", line)) and m.group(1) != "quit"]
+        records: list = []
+        api.play_match(f"{ROOT / ISMCTS} --ms {ms}", f"{ROOT / V1} --ms {ms}", matches=2, seed=5, names=("A", "B"),
+                       on_record=lambda spec, rec: records.append(rec))
+        lines = [text for rec in sorted(records, key=lambda r: r.match_id) for seat in (0, 1)
+                 for _, way, text in rec.transcripts[seat] if way == ">" and text != "quit"]
         feed.write_text("\n".join(lines) + "\n")
     out = subprocess.run([binary, "--ms", str(ms)], cwd=ROOT, stdin=feed.open(), capture_output=True, text=True,
                          check=True).stdout
