@@ -56,6 +56,8 @@ EXPERIMENTS = {
     "santase-1000-vs-100": ("santase", f"{ISMCTS} --ms 1000", f"{ISMCTS} --ms 100 --seed 1", 100, 1000, 38),
     "santase-iters-10x": ("santase", f"{ISMCTS} --iters 25000", f"{ISMCTS} --iters 2500 --seed 1", 200, 100, 39),
     "santase-5000-vs-1000": ("santase", f"{ISMCTS} --ms 5000", f"{ISMCTS} --ms 1000 --seed 1", 40, 5000, 40),
+    # leaf solving (the default from 250 ms) at 100 ms, where it is off by default: what it is worth there
+    "santase-leaf-100ms": ("santase", f"{ISMCTS} --ms 100 --leaf-solve 6", f"{ISMCTS} --ms 100 --seed 1", 200, 100, 36),
 }
 
 # Experiments that stop early by the pair SPRT (`arena match --sprt`): H0 no better (0 Elo) against H1 the
@@ -66,6 +68,7 @@ SPRT = {
     "santase-1000-vs-100": "elo0=0 elo1=70",
     "santase-iters-10x": "elo0=0 elo1=70",
     "santase-5000-vs-1000": "elo0=0 elo1=70",
+    "santase-leaf-100ms": "elo0=0 elo1=70",
 }
 
 

@@ -78,10 +78,13 @@ def test_iters_beyond_what_the_time_allows_still_answers_in_time(tmp_path: Path)
 @pytest.mark.parametrize("variant", ["santase", "sixty-six", "schnapsen"])
 def test_solves_open_talon_deals_exactly_in_full_matches(variant: str, tmp_path: Path) -> None:
     """--solve-talon 4: with a talon of 4 cards or fewer still open, every sampled deal is solved exactly, draws,
-    exchanges, closes and marriages included, within the move time (the default does so as the time allows)."""
+    exchanges, closes and marriages included, within the move time (the default does so as the time allows).
+    Before that, --leaf-solve 6: ISMCTS solves the positions its iterations reach past the talon (the default
+    does so from 250 ms), on the rules of each variant."""
     logs = tmp_path / "t"
-    result = arena("match", f"{BOT} --ms 20 --solve-talon 4", "bots/c/greedy", "--variant", variant, "--matches", "1",
-                   "--seed", "6", "--move-time", "100", "--bank", "60s", "--transcripts", str(logs), "--json")
+    result = arena("match", f"{BOT} --ms 20 --solve-talon 4 --leaf-solve 6", "bots/c/greedy", "--variant", variant,
+                   "--matches", "1", "--seed", "6", "--move-time", "100", "--bank", "60s", "--transcripts", str(logs),
+                   "--json")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]

@@ -13,7 +13,9 @@
  * - While the talon is open it searches with single-observer information-set MCTS (Cowling, Powley and
  *   Whitehouse 2012): one tree over its own information set, a fresh sampled deal per iteration, UCB with
  *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules. The tree branches on
- *   the card it draws after each trick, so its own later moves there know that card.
+ *   the card it draws after each trick, so its own later moves there know that card. With a budget of
+ *   250 ms or more, an iteration that reaches the end of the talon solves the rest of its deal exactly
+ *   instead of playing it out (--leaf-solve N sets it).
  * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
  *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
  *   exact). While the talon is open it does the same, draws included, once a sampled deal is cheap enough
@@ -411,6 +413,20 @@ static void playout(struct state *s) {
     while (s->winner < 0) apply_action(s, playout_action(s));
 }
 
+/* Leaf solving: once the talon is drawn out both sides see every card, so the rest of a sampled deal has
+ * an exact value, which rules of thumb only guess. With a large budget (LEAF_SOLVE_NODES below) an iteration
+ * that reaches such a position with at most leaf_cards cards in the leader's hand stops there, in the tree
+ * or in its playout, and solves it. The solves of one decision share the transposition table (with the talon
+ * empty a position's key says all that its value depends on), so most of them are look-ups: an iteration
+ * costs about five times as much, which a small budget cannot afford and a large one can. */
+static int leaf_cards = 0;
+static int leaf_ready(const struct state *s) {
+    return leaf_cards > 0 && s->closed < 0 && s->tpos >= s->tend && popcount(s->hand[s->leader]) <= leaf_cards;
+}
+static void playout_to_leaf(struct state *s) {
+    while (s->winner < 0 && !leaf_ready(s)) apply_action(s, playout_action(s));
+}
+
 /* ------------------------------------------------------------------ exact solver (all cards known) */
 
 static long solver_nodes;
@@ -773,7 +789,7 @@ static void iterate(int me) {
     memset(slot, 0, sizeof slot);
     sample_deal(&s);
     path[depth++] = 0;
-    while (s.winner < 0) {
+    while (s.winner < 0 && !leaf_ready(&s)) {
         int acts[MAX_ACTIONS], n = legal_actions(&s, acts), k = 0, untried[MAX_ACTIONS], nu = 0;
         for (int i = 0; i < n; i++) if (!wrong_declaration(&s, acts[i])) acts[k++] = acts[i];
         n = k;
@@ -810,8 +826,8 @@ static void iterate(int me) {
             if (depth < 128) path[depth++] = node;
         }
     }
-    playout(&s);
-    double v = value_of(&s, me);
+    playout_to_leaf(&s);
+    double v = s.winner >= 0 ? value_of(&s, me) : solve(&s, me, -1e9, 1e9, NULL);
     for (int i = 0; i < depth; i++) {
         struct node *n = &nodes[path[i]];
         n->visits += 1;
@@ -827,6 +843,8 @@ struct decision { int action; long iterations; double value; const char *mode; }
  * millisecond, or NODES_PER_ITER an iteration of --iters, so the choice does not depend on the machine's
  * load. More time thus buys deeper exact search. */
 static int solve_talon = -1;
+static int leaf_solve = -1; /* --leaf-solve N; -1: every position past the talon, from LEAF_SOLVE_NODES on */
+#define LEAF_SOLVE_NODES 500000.0 /* 250 ms, or --iters 62,500: Levels 4 and 5 (450, 3,000) play by playouts */
 #define MIN_SOLVES 40
 #define NODES_PER_MS 2000.0
 #define NODES_PER_ITER 8.0
@@ -904,6 +922,8 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
         if (solve_samples(&d, acts, n, 0, deadline, budget_nodes, iters_fixed, limit)) return d;
     }
     d.mode = "ismcts";
+    leaf_cards = leaf_solve >= 0 ? leaf_solve : budget_nodes >= LEAF_SOLVE_NODES ? 24 : 0;
+    if (leaf_cards) tt_generation = mix64(tt_generation + 1); /* its leaf solves share the table */
     nnodes = 0;
     new_node(-1, -1, 1 - me);
     long it = 0;
@@ -1061,13 +1081,14 @@ int main(int argc, char **argv) {
         else if (is(argv[i], "--iters") && i + 1 < argc) iters_fixed = atol(argv[++i]);
         else if (is(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (is(argv[i], "--solve-talon") && i + 1 < argc) solve_talon = atoi(argv[++i]);
+        else if (is(argv[i], "--leaf-solve") && i + 1 < argc) leaf_solve = atoi(argv[++i]);
         else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
             sample_log = fopen(argv[i] + 13, "a");
             if (!sample_log) { perror(argv[i] + 13); return 2; }
             setvbuf(sample_log, NULL, _IOLBF, 0);
         } else if (is(argv[i], "--solve")) return solve_positions();
         else if (is(argv[i], "--speed")) return speed(1.0);
-        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
     while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
