@@ -781,8 +781,8 @@ static int drawn_child(int node, const struct state *s, int tpos_before, int me)
 static double log_table[LOG_TABLE];
 static double log_count(float n) { return n < LOG_TABLE ? log_table[(int)n] : log(n); } /* n >= 1 */
 
-/* One ISMCTS iteration on a freshly sampled deal. */
-static void iterate(int me) {
+/* One ISMCTS iteration on a freshly sampled deal; 0 if its leaf solve ran out of time (nothing learned). */
+static int iterate(int me) {
     struct state s;
     int path[128], depth = 0, node = 0;
     unsigned char slot[256]; /* an action's place in acts[], plus 1; 0 for an action not legal here */
@@ -828,11 +828,13 @@ static void iterate(int me) {
     }
     playout_to_leaf(&s);
     double v = s.winner >= 0 ? value_of(&s, me) : solve(&s, me, -1e9, 1e9, NULL);
+    if (solve_aborted) return 0;
     for (int i = 0; i < depth; i++) {
         struct node *n = &nodes[path[i]];
         n->visits += 1;
         n->reward += n->mover == me ? v : 1 - v;
     }
+    return 1;
 }
 
 struct decision { int action; long iterations; double value; const char *mode; };
@@ -924,11 +926,15 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
     d.mode = "ismcts";
     leaf_cards = leaf_solve >= 0 ? leaf_solve : budget_nodes >= LEAF_SOLVE_NODES ? 24 : 0;
     if (leaf_cards) tt_generation = mix64(tt_generation + 1); /* its leaf solves share the table */
+    solve_deadline = deadline; /* (a leaf solve of a large hand must not overrun the budget) */
     nnodes = 0;
     new_node(-1, -1, 1 - me);
     long it = 0;
-    do { iterate(me); it++; } while (!time_up(deadline, it, iters_fixed, 16) && it < MAX_ITERATIONS);
-    double most = -1;
+    while (iterate(me) && ++it < MAX_ITERATIONS && !time_up(deadline, it, iters_fixed, 16)) {}
+    solve_deadline = 1e300;
+    solve_aborted = 0;
+    double most = 0; /* (a child without a visit: its iteration's leaf solve ran out of time) */
+    d.action = acts[0];
     for (int c = nodes[0].child; c >= 0; c = nodes[c].sibling) {
         int legal = 0;
         for (int i = 0; i < n; i++) legal |= nodes[c].action == acts[i];
