@@ -208,7 +208,7 @@ def allowed_values(f: dataclasses.Field[Any]) -> str:
         lo, hi = f.metadata.get("range", (0, 10**9))
         return f"integer {lo}..{hi}"
     if f.name == "deal_batches":
-        return "list of positive integers"
+        return "a list of positive integers, written [3, 3]"
     return "text"
 
 
