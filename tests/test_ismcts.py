@@ -88,19 +88,39 @@ def test_solves_open_talon_deals_exactly_in_full_matches(variant: str, tmp_path:
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["terminations"] == {"ismcts": {}, "greedy-c": {}}, summary["first_termination"]
-    modes: dict[tuple[str, str], set[str]] = {}
+    modes = _modes_by_open_talon(logs)
+    open_small = {m for talon, ms in modes.items() if 0 < talon <= 4 for m in ms}
+    open_large = {m for talon, ms in modes.items() if talon > 4 for m in ms}
+    assert "solve" in open_small and "ismcts" not in open_small, modes
+    assert "ismcts" in open_large and "solve" not in open_large, modes
+
+
+def test_with_leaf_solves_it_solves_from_the_top_only_at_the_last_draw(tmp_path: Path) -> None:
+    """With leaf solves on (as from 250 ms, here forced by --leaf-solve at 20 ms), a sampled deal is solved from
+    the top only with a talon of 2; with 4 or more ISMCTS decides, however cheap a solve would be (a solve from
+    the top knows the talon's order; ISMCTS with exact leaves does not)."""
+    logs = tmp_path / "t"
+    result = arena("match", f"{BOT} --ms 20 --leaf-solve 6", "bots/c/greedy", "--variant", "santase",
+                   "--set", "match_target=5", "--matches", "1", "--seed", "6", "--move-time", "100", "--bank", "60s",
+                   "--transcripts", str(logs), "--json")
+    assert result.returncode == 0, result.stderr
+    modes = _modes_by_open_talon(logs)
+    assert modes.get(2, set()) <= {"solve"} and "solve" in modes.get(2, set()), modes
+    assert {m for talon, ms in modes.items() if talon >= 4 for m in ms} == {"ismcts"}, modes
+
+
+def _modes_by_open_talon(logs: Path) -> dict[int, set[str]]:
+    """The bot's `info mode=` of each decision (not a forced one) taken with the talon open, by the talon's size."""
+    modes: dict[int, set[str]] = {}
     for log in logs.glob("*ismcts*.log"):
         talon = None
         for line in log.read_text().splitlines():
             if "> turn " in line:
                 fields = dict(kv.split("=", 1) for kv in line.split("> turn ", 1)[1].split() if "=" in kv)
-                talon = (fields["talon"], fields["closed"])
-            elif "< info mode=" in line and talon is not None:
+                talon = int(fields["talon"]) if fields["closed"] == "-" else None
+            elif "< info mode=" in line and talon and "mode=forced" not in line:
                 modes.setdefault(talon, set()).add(line.split("mode=")[1].split()[0])
-    open_small = {m for (talon, closed), ms in modes.items() if closed == "-" and 0 < int(talon) <= 4 for m in ms}
-    open_large = {m for (talon, closed), ms in modes.items() if closed == "-" and int(talon) > 4 for m in ms}
-    assert "solve" in open_small and "ismcts" not in open_small, modes
-    assert "ismcts" in open_large and "solve" not in open_large, modes
+    return modes
 
 
 # ------------------------------------------------------------------ the sampler

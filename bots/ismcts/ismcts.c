@@ -840,13 +840,20 @@ static int iterate(int me) {
 struct decision { int action; long iterations; double value; const char *mode; };
 
 /* Where the exact solver takes over from ISMCTS while the talon is open: at a talon of at most solve_talon
- * cards (--solve-talon N), or, by default (-1), where a sampled deal is cheap enough to solve for at least
- * MIN_SOLVES deals in the decision's budget. The budget is counted in solver nodes, NODES_PER_MS a
- * millisecond, or NODES_PER_ITER an iteration of --iters, so the choice does not depend on the machine's
- * load. More time thus buys deeper exact search. */
+ * cards (--solve-talon N); by default (-1), with leaf solves at LEAF_SOLVE_TALON, and without them where a
+ * sampled deal is cheap enough to solve for at least MIN_SOLVES deals in the decision's budget. The budget
+ * is counted in solver nodes, NODES_PER_MS a millisecond, or NODES_PER_ITER an iteration of --iters, so
+ * the choice does not depend on the machine's load. */
 static int solve_talon = -1;
 static int leaf_solve = -1; /* --leaf-solve N; -1: every position past the talon, from LEAF_SOLVE_NODES on */
 #define LEAF_SOLVE_NODES 500000.0 /* 250 ms, or --iters 62,500: Levels 4 and 5 (450, 3,000) play by playouts */
+/* With leaf solving, sampled deals are solved from the top only once the talon holds LEAF_SOLVE_TALON cards
+ * or fewer, however cheap they are. A deal solved from the top knows the talon's order, and its opponent
+ * knows our hand: both overrate plans that rest on what will be drawn. ISMCTS with exact leaves keeps the
+ * draws as chances and the opponent's choices blind to our hand. At 1 s it did at least as well on the same
+ * deals (docs/PERFORMANCE.md, fifth pass). Below the leaves' budget, playouts are the alternative and the
+ * choice stays as it was measured. */
+#define LEAF_SOLVE_TALON 2
 #define MIN_SOLVES 40
 #define NODES_PER_MS 2000.0
 #define NODES_PER_ITER 8.0
@@ -918,13 +925,15 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
         solve_samples(&d, acts, n, exact, deadline, budget_nodes, iters_fixed, 1L << 62);
         return d;
     }
-    if (solve_talon >= 0 ? V.talon <= solve_talon : 1) {
-        long limit = solve_talon >= 0 ? 1L << 62 : (long)(budget_nodes / MIN_SOLVES);
+    int leaves = leaf_solve >= 0 ? leaf_solve : budget_nodes >= LEAF_SOLVE_NODES ? 24 : 0;
+    int talon_limit = solve_talon >= 0 ? solve_talon : leaves ? LEAF_SOLVE_TALON : -1;
+    if (talon_limit >= 0 ? V.talon <= talon_limit : 1) {
+        long limit = talon_limit >= 0 ? 1L << 62 : (long)(budget_nodes / MIN_SOLVES);
         d.mode = "solve";
         if (solve_samples(&d, acts, n, 0, deadline, budget_nodes, iters_fixed, limit)) return d;
     }
     d.mode = "ismcts";
-    leaf_cards = leaf_solve >= 0 ? leaf_solve : budget_nodes >= LEAF_SOLVE_NODES ? 24 : 0;
+    leaf_cards = leaves;
     if (leaf_cards) tt_generation = mix64(tt_generation + 1); /* its leaf solves share the table */
     solve_deadline = deadline; /* (a leaf solve of a large hand must not overrun the budget) */
     nnodes = 0;
