@@ -105,7 +105,7 @@ def test_with_leaf_solves_it_solves_from_the_top_only_at_the_last_draw(tmp_path:
                    "--transcripts", str(logs), "--json")
     assert result.returncode == 0, result.stderr
     modes = _modes_by_open_talon(logs)
-    assert modes.get(2, set()) <= {"solve"} and "solve" in modes.get(2, set()), modes
+    assert modes.get(2) == {"solve"}, modes
     assert {m for talon, ms in modes.items() if talon >= 4 for m in ms} == {"ismcts"}, modes
 
 

@@ -18,9 +18,9 @@
  *   instead of playing it out (--leaf-solve N sets it).
  * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
  *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
- *   exact). While the talon is open it does the same, draws included, once a sampled deal is cheap enough
- *   to solve at least MIN_SOLVES times in the decision's budget: the more time, the earlier (--solve-talon N
- *   fixes the talon size instead).
+ *   exact). While the talon is open it does the same, draws included: with leaf solves only at the last
+ *   draw (a talon of 2), without them once a sampled deal is cheap enough to solve at least MIN_SOLVES times
+ *   in the decision's budget (--solve-talon N fixes the talon size instead).
  * - Results are scored by match equity: a deal's game points are worth what they change in the chance of
  *   winning the match, so 3 game points matter less when 1 wins the match.
  * - It thinks for --ms (default 1000) or 30% of the turn's time=, whichever is less, minus 2 ms; --iters N
