@@ -203,6 +203,49 @@ def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: P
     assert with_voids > 20, "the opponent's strict-phase answers constrained some samples"
 
 
+def test_the_opponents_free_plays_make_its_real_cards_likelier_in_the_samples(tmp_path: Path) -> None:
+    """While the talon is open any card may be played, so each play says something about the hand it came from:
+    a strong bot leads low cards, keeps its marriages, takes a ten with its ace. With --opponent-model 1 the
+    bot weighs the hands it samples by how likely the opponent's plays were under them, so the opponent's real
+    cards turn up in its samples more often than in hands drawn at random from the unseen cards."""
+    log = tmp_path / "samples.log"
+    db = tmp_path / "arena.db"
+    result = arena("match", f"{BOT} --iters 40 --opponent-model 1 --sample-log={log}",
+                   f"{BOT} --iters 2000 --seed 1", "--names", "sampler", "opponent", "--matches", "12",
+                   "--seed", "13", "--sandbox", "none", "--db", str(db), "--concurrency", "1")
+    assert result.returncode == 0, result.stderr
+    samples = _samples(log)
+    hits = by_chance = 0.0
+    decisions = 0
+    for line in arena("export", str(db)).stdout.splitlines():
+        record = json.loads(line)
+        seat = record["bots"].index("sampler")
+        rules = RuleSet.from_dict(record["rules"])
+        for index, recorded in enumerate(record["deals"]):
+            deal = Deal(rules, [Card.parse(c) for c in recorded["deck"]], recorded["dealer"])
+            turn = 0
+            opponent_played_free = False
+            for text in recorded["actions"]:
+                actor, action = parse_seat_action(text)
+                if actor == seat:
+                    drawn = samples.get((record["match"], index, turn), [])
+                    if drawn and deal.talon_open and opponent_played_free:
+                        hidden = deal.hands[1 - seat] & ~deal.known[1 - seat]
+                        face_up = deal.face_up_card()
+                        unseen = hidden | _mask(deal.talon) & ~(0 if face_up is None else 1 << face_up)
+                        need = bin(hidden).count("1")
+                        # the real cards among each sample's unknown ones, and what random hands would hold
+                        hits += sum(bin(_mask(opp) & hidden).count("1") for opp, _ in drawn) / len(drawn)
+                        by_chance += need * need / bin(unseen).count("1")
+                        decisions += 1
+                    turn += 1
+                elif deal.talon_open and not deal.strict and action.kind in ("play", "marriage"):
+                    opponent_played_free = True
+                deal.apply(action, actor)
+    assert decisions > 100, decisions
+    assert hits > 1.01 * by_chance, (hits / decisions, by_chance / decisions)
+
+
 # ------------------------------------------------------------------ the endgame solver
 
 

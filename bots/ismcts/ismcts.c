@@ -9,7 +9,10 @@
  * - It samples hidden deals consistent with all that: the opponent's hand holds its known cards plus cards
  *   drawn from the unseen ones it may hold, rarely a card its leads suggest it lacks (the partner of a queen
  *   or king led without its marriage, the card it did not exchange for the turned trump); the rest is the
- *   talon, in random order, above the turned card.
+ *   talon, in random order, above the turned card. With --opponent-model 1, once the opponent has played a
+ *   card while the talon was open (free play), its hands are drawn from a pool weighed by how likely those
+ *   plays were with each hand, by a model of a strong bot's play fitted on ismcts matches (`THETA`; it
+ *   replaces the first rule while the talon is open); off by default: no gain shown at 100 ms.
  * - While the talon is open it searches with single-observer information-set MCTS (Cowling, Powley and
  *   Whitehouse 2012): one tree over its own information set, a fresh sampled deal per iteration, UCB with
  *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules. The tree branches on
@@ -81,7 +84,7 @@ struct rules {
     int target;
 };
 static struct rules R;
-static int hand_size = 6; /* only --speed deals: the referee deals real matches */
+static int hand_size = 6; /* from the match line: --speed deals with it; the talon at a deal's start follows from it */
 
 static void default_rules(void) { /* santase, until a match line says otherwise */
     R = (struct rules){0, 0, 1, 3, 0, 1, 1, 1, 20, 40, 1, 0, 0, 3, 2, 3, 0, 0, 2, 10, 0, 1, 33, 0, 11};
@@ -532,8 +535,12 @@ struct seen {
     int first66, snap_points, snap_tricks, snap_wanted;
     int table_led, table_leader, strict_now;
     int deal_index, turn_index;
+    mask ev_played;               /* cards played this deal, as the events go */
+    int nmoves;                   /* the opponent's free-phase plays this deal (build_pool weighs hands by them) */
+    struct opp_move { signed char led, card, marriage, draws; mask played, since; int talon; } moves[16];
 };
 static struct seen V;
+static int use_model = 0; /* --opponent-model 1: weigh the opponent's hands by its free plays (model below) */
 static char match_id[128];
 
 static int parse_card(const char *s) {
@@ -624,7 +631,8 @@ static void parse_turn(char *line) {
  * prefers hands without these cards (sample_deal), so a bot that plays otherwise is still modelled. */
 static void opponent_led(int card, int with_marriage) {
     int r = RANK(card);
-    if (!with_marriage && (r == QUEEN || r == KING) && (V.tricks[1] > 0 || !R.marriage_void))
+    if (!with_marriage && (r == QUEEN || r == KING) && (V.tricks[1] > 0 || !R.marriage_void)
+        && (!use_model || V.strict_now || V.talon_now == 0)) /* (the free phase's leads are weighed by the model) */
         V.unlikely |= BIT(r == QUEEN ? card + 1 : card - 1);
     if (R.exchange_rank >= 0 && V.closed < 0 && V.turned >= 0 && V.talon_now > 0 && V.talon_now >= R.exchange_min_talon
         && RANK(V.turned) != R.exchange_rank)
@@ -641,6 +649,17 @@ static void on_event(char *line) {
     if (is(kind, "marriage")) { V.married = card; return; }
     if (is(kind, "exchange") && R.exchange_rank >= 0) { V.turned = 6 * V.trump + R.exchange_rank; return; }
     if (is(kind, "play") && card >= 0) {
+        if (opp) {
+            /* (before this deal's first turn line, only the opponent's first lead: nothing drawn yet) */
+            int talon = V.turn_index ? V.talon_now : popcount(full_deck()) - 2 * hand_size;
+            for (int i = 0; i < V.nmoves; i++) V.moves[i].since |= BIT(card);
+            if (!V.strict_now && talon > 0 && V.nmoves < 16)
+                V.moves[V.nmoves++] = (struct opp_move){(signed char)V.table_led, (signed char)card,
+                                                        (signed char)(V.married == card), 0,
+                                                        V.ev_played & ~(V.table_led >= 0 ? BIT(V.table_led) : 0),
+                                                        BIT(card), talon};
+        }
+        V.ev_played |= BIT(card);
         if (V.table_led < 0) {
             V.table_led = card;
             V.table_leader = seat;
@@ -660,6 +679,7 @@ static void on_event(char *line) {
         }
     } else if (is(kind, "draw")) {
         V.talon_now--;
+        if (opp) for (int i = 0; i < V.nmoves; i++) V.moves[i].draws++;
         if (opp) V.impossible = 0; /* it may have drawn any card it could not hold before */
     } else if (is(kind, "close")) {
         V.strict_now = 1;
@@ -673,15 +693,18 @@ static void on_event(char *line) {
 static FILE *sample_log;
 #define UNLIKELY_KEEP 8
 
-/* A deal consistent with everything seen: the opponent holds its known cards and others it may hold. */
-static void sample_deal(struct state *s) {
-    int me = V.seat, opp = 1 - me;
+static mask hidden_cards(void) {
     mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known;
     if (V.led >= 0) hidden &= ~BIT(V.led);
     if (V.turned >= 0) hidden &= ~BIT(V.turned);
+    return hidden;
+}
+
+static mask sample_opp_hand(void) {
+    mask hidden = hidden_cards();
     int my_size = popcount(V.hand), opp_size = V.led >= 0 ? my_size - 1 : my_size;
     int need = opp_size - popcount(V.known);
-    int allowed[24], na = 0, rest[24], nr = 0;
+    int allowed[24], na = 0;
     for (mask m = hidden & ~V.impossible; m; m &= m - 1) allowed[na++] = lowest(m);
     if (na < need) { na = 0; for (mask m = hidden; m; m &= m - 1) allowed[na++] = lowest(m); }
     mask opp_hand;
@@ -695,6 +718,102 @@ static void sample_deal(struct state *s) {
         }
         if (!(opp_hand & V.unlikely & ~V.known) || tries >= 20 || rng_below(UNLIKELY_KEEP) == 0) break;
     }
+    return opp_hand;
+}
+
+/* ------------------------------------------------------------------ what the opponent's plays say */
+
+/* A model of how a strong bot plays a card while the talon is open (free play: any card is legal), fitted
+ * on 56,000 such decisions of ismcts matches by bench/opponent_model.py (a conditional logit; the features
+ * below are its `features`): P(card | hand) is exp(THETA . features) over the cards and marriages the hand
+ * could play. On held-out decisions its mean log-likelihood is -1.12, a uniform choice's -1.81. A hand is
+ * then as likely as the opponent's plays this deal were with it: each play's hand is the sampled hand, plus
+ * the cards played since, less one random card for each draw since (which card it drew is unknown). */
+static const double THETA[22] = {-0.547, -0.162, -0.012, 0.365, 0.922, 0.224, -0.185, 0.708, -1.603, 0.596, 0.102,
+                                 3.615, 0.682, 1.682, -1.040, 1.979, 1.725, 0.254, 0.697, -2.647, -1.088, -0.176};
+
+static double play_logit(mask hand, int c, int marriage, int led, int trump, mask played, int talon) {
+    int s = SUIT(c), r = RANK(c), tr = s == trump;
+    mask same = hand & SUIT_MASK(s), above = SUIT_MASK(s) & ~((BIT(c) << 1) - 1);
+    int boss = !(above & ~hand & ~played), pts = POINTS[c];
+    int pair = (r == QUEEN && (hand & BIT(c + 1))) || (r == KING && (hand & BIT(c - 1)));
+    double z = THETA[0] * tr + THETA[1] * pts / 11.0 + THETA[2] * (r == ACE) + THETA[3] * (r == TEN)
+               + THETA[4] * (r <= JACK) + THETA[5] * popcount(same) / 6.0 + THETA[6] * (popcount(same) == 1)
+               + THETA[7] * boss + THETA[8] * (pair && !marriage) + THETA[9] * (c == lowest(same))
+               + THETA[10] * talon / 12.0 * tr;
+    if (led < 0)
+        return z + THETA[11] * marriage + THETA[12] * (marriage && tr) + THETA[13] * tr * pts / 11.0
+               + THETA[14] * (!tr && boss && pts >= 10);
+    int w = beats(c, led, trump);
+    return z + THETA[15] * w + THETA[16] * (w && s == SUIT(led)) + THETA[17] * (w && tr && SUIT(led) != trump)
+           + THETA[18] * w * POINTS[led] / 11.0 + THETA[19] * !w * pts / 11.0
+           + THETA[20] * (w && tr && POINTS[led] < 10) + THETA[21] * (s == SUIT(led));
+}
+
+/* The chance of the play `m` from `hand` (1e-3 if the hand could not have made it). */
+static double play_likelihood(mask hand, const struct opp_move *m) {
+    double z[MAX_ACTIONS], top = -1e9, sum = 0;
+    int n = 0, mine = 0, lead_card = R.marriage_lead == 2 ? KING : QUEEN;
+    for (mask h = hand; h; h &= h - 1) {
+        int c = lowest(h), partner = RANK(c) == QUEEN ? c + 1 : c - 1;
+        z[n] = play_logit(hand, c, 0, m->led, V.trump, m->played, m->talon);
+        if (!m->marriage && c == m->card) mine = n + 1;
+        n++;
+        if (m->led < 0 && RANK(c) == lead_card && (hand & BIT(partner))) {
+            z[n] = play_logit(hand, c, 1, -1, V.trump, m->played, m->talon);
+            if (m->marriage && c == m->card) mine = n + 1;
+            n++;
+        }
+    }
+    if (!mine) return 1e-3;
+    for (int i = 0; i < n; i++) if (z[i] > top) top = z[i];
+    for (int i = 0; i < n; i++) sum += exp(z[i] - top);
+    return exp(z[mine - 1] - top) / sum;
+}
+
+/* Hands sampled as above and weighed by the opponent's plays; sample_deal draws from them by weight. Built
+ * once a decision (with the decision's generator, so --iters still replays): about 0.5 ms. */
+#define POOL 1024
+static mask pool_hand[POOL];
+static double pool_sum[POOL]; /* running sum of the weights */
+static int pool_n;            /* 0: no plays to weigh by, hands are drawn afresh */
+
+static void build_pool(void) {
+    pool_n = 0;
+    if (!V.nmoves || !use_model) return;
+    for (int i = 0; i < POOL; i++) {
+        mask hand = sample_opp_hand();
+        double w = 1;
+        for (int k = 0; k < V.nmoves; k++) {
+            const struct opp_move *m = &V.moves[k];
+            mask then = hand | m->since, droppable = then & ~BIT(m->card);
+            for (int d = 0; d < m->draws && droppable; d++) {
+                int j = rng_below(popcount(droppable));
+                mask x = droppable;
+                while (j--) x &= x - 1;
+                then &= ~(x & -x);
+                droppable &= ~(x & -x);
+            }
+            w *= play_likelihood(then, m);
+        }
+        pool_hand[i] = hand;
+        pool_sum[i] = (i ? pool_sum[i - 1] : 0) + w;
+    }
+    pool_n = POOL;
+}
+
+static mask pool_pick(void) {
+    double u = (rng_next() >> 11) * 0x1.0p-53 * pool_sum[pool_n - 1];
+    int lo = 0, hi = pool_n - 1;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (pool_sum[mid] > u) hi = mid; else lo = mid + 1; }
+    return pool_hand[lo];
+}
+
+/* A deal consistent with everything seen: the opponent holds its known cards and others it may hold. */
+static void sample_deal(struct state *s) {
+    int me = V.seat, opp = 1 - me;
+    mask hidden = hidden_cards(), opp_hand = pool_n ? pool_pick() : sample_opp_hand();
+    int rest[24], nr = 0;
     for (mask m = hidden & ~opp_hand; m; m &= m - 1) rest[nr++] = lowest(m);
     for (int i = nr - 1; i > 0; i--) { int j = rng_below(i + 1), t = rest[i]; rest[i] = rest[j]; rest[j] = t; }
 
@@ -917,6 +1036,7 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
     }
     if (n == 1) { d.action = acts[0]; return d; }
     if (n == 0) return d;
+    build_pool();
     double budget_nodes = iters_fixed > 0 ? iters_fixed * NODES_PER_ITER : budget_ms * NODES_PER_MS;
     if (V.closed >= 0 || V.talon == 0) { /* all play from here on is open once the hidden cards are sampled */
         mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known & ~V.impossible;
@@ -1097,13 +1217,14 @@ int main(int argc, char **argv) {
         else if (is(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (is(argv[i], "--solve-talon") && i + 1 < argc) solve_talon = atoi(argv[++i]);
         else if (is(argv[i], "--leaf-solve") && i + 1 < argc) leaf_solve = atoi(argv[++i]);
+        else if (is(argv[i], "--opponent-model") && i + 1 < argc) use_model = atoi(argv[++i]);
         else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
             sample_log = fopen(argv[i] + 13, "a");
             if (!sample_log) { perror(argv[i] + 13); return 2; }
             setvbuf(sample_log, NULL, _IOLBF, 0);
         } else if (is(argv[i], "--solve")) return solve_positions();
         else if (is(argv[i], "--speed")) return speed(1.0);
-        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
     while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
@@ -1128,6 +1249,8 @@ int main(int argc, char **argv) {
             V.deal_index = atoi(line + 5);
             V.turn_index = 0;
             V.impossible = V.unlikely = 0;
+            V.ev_played = 0;
+            V.nmoves = 0;
             V.tricks[0] = V.tricks[1] = V.talon_now = 0;
             V.married = -1;
             V.first66 = -1;
