@@ -342,7 +342,8 @@ BUILDS_AS_OWN_UID = True
 # read, not only advised: read-ahead advice returns before the pages are in, and a page still being read
 # looks uncached to a bot that probes without waiting (a full suite once saw one such page in game 1). A read
 # returns once they are in; it holds up the referee's loop for as long (a cached 64 MB is a few ms, and a
-# cold disk pays it once), so beyond it the rest is only advised.
+# cold disk pays it once), so beyond it the rest is only advised. (Even read, one page of a spy's file was
+# once uncached in game 1 of a full suite: the cache is the machine's. One page tells one card at most.)
 WARM_BYTES = 1 << 30
 WARM_SYNC_BYTES = 64 << 20
 WARM_EVERY_S = 60.0
