@@ -41,9 +41,10 @@ try:
 except ImportError:
     sys.exit("bench/opponent_model.py needs numpy: .venv/bin/pip install -e '.[bench]'")
 
-from arena.game.cards import Card  # noqa: E402
-from arena.game.hand import Deal, parse_seat_action  # noqa: E402
+from arena.game.hand import Deal  # noqa: E402
 from arena.game.variants import PRESETS  # noqa: E402
+from arena.records import DealRecord  # noqa: E402
+from arena.store.rows import StoredDeal  # noqa: E402
 
 RULES = PRESETS["santase"]
 POINTS = (0, 2, 3, 4, 10, 11)
@@ -83,13 +84,11 @@ def candidates(hand: int, led: int | None) -> list[Candidate]:
     return [(False, c) for c in cards] + marriages
 
 
-def deals(db: Path) -> Iterator[tuple[list[Card], int, list]]:
+def deals(db: Path) -> Iterator[DealRecord]:
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    for deck, dealer, actions in con.execute("select deck, dealer, actions from deals where actions != ''"):
-        cards = [Card.parse(deck[i:i + 2]) for i in range(0, len(deck), 2)]
-        # the log writes a play as its card alone (`0:Ah`)
-        tokens = [t if t.split(":", 1)[1][:1].islower() else t.replace(":", ":play:", 1) for t in actions.split()]
-        yield cards, dealer, [parse_seat_action(t) for t in tokens]
+    con.row_factory = sqlite3.Row
+    for row in con.execute("select * from deals where actions != ''"):
+        yield StoredDeal.from_row(dict(row)).record()
 
 
 def free_phase(deal: Deal) -> bool:
@@ -102,10 +101,10 @@ def decisions(dbs: list[Path]) -> tuple[list, list]:
     test: list = []
     n = 0
     for db in dbs:
-        for cards, dealer, actions in deals(db):
+        for record in deals(db):
             n += 1
-            deal = Deal(RULES, cards, dealer)
-            for seat, action in actions:
+            deal = Deal(RULES, record.deck, record.dealer)
+            for seat, action in record.actions:
                 if free_phase(deal) and action.kind in ("play", "marriage"):
                     cand = candidates(deal.hands[seat], deal.led)
                     if len(cand) > 1:
@@ -168,13 +167,13 @@ def proxy(dbs: list[Path], theta: np.ndarray, samples: int, seed: int = 1) -> No
     logloss = [0.0, 0.0]
     n = scored = 0
     for db in dbs:
-        for cards, dealer, actions in deals(db):
+        for record in deals(db):
             scored += 1
             if scored % 10:  # the deals held out of the fit
                 continue
-            deal = Deal(RULES, cards, dealer)
+            deal = Deal(RULES, record.deck, record.dealer)
             moves: dict[int, list] = {0: [], 1: []}  # per seat: [led, card, marriage, played, talon, since, draws]
-            for seat, action in actions:
+            for seat, action in record.actions:
                 opp = 1 - seat
                 if deal.talon_open and moves[opp]:
                     known = deal.opponent_known_mask(seat)
