@@ -164,11 +164,13 @@ def _check_sample(deal: Deal, seat: int, strict_answers: list[tuple[Deal, Card, 
         assert probe._playable(other) >> answer & 1, (answer, opp, played_since)
 
 
-@pytest.mark.parametrize("variant", ["santase", "sixty-six", "schnapsen"])
-def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: Path, variant: str) -> None:
+@pytest.mark.parametrize(("variant", "options"), [("santase", ""), ("sixty-six", ""), ("schnapsen", ""),
+                                                  ("santase", "--opponent-model 1")])
+def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: Path, variant: str,
+                                                                     options: str) -> None:
     log = tmp_path / "samples.log"
     db = tmp_path / "arena.db"
-    result = arena("match", f"{BOT} --iters 60 --sample-log={log}", "bots/c/greedy",
+    result = arena("match", f"{BOT} --iters 60 {options} --sample-log={log}", "bots/c/greedy",
                    "--variant", variant, "--matches", "4", "--seed", "11", "--sandbox", "none", "--db", str(db),
                    "--concurrency", "1")
     assert result.returncode == 0, result.stderr
