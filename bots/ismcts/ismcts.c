@@ -629,10 +629,10 @@ static void parse_turn(char *line) {
  * marriage (where the marriage would count), it most likely does not hold the partner; leading without
  * first taking the turned trump by exchange, it most likely does not hold the card to exchange. Sampling
  * prefers hands without these cards (sample_deal), so a bot that plays otherwise is still modelled. */
-static void opponent_led(int card, int with_marriage) {
+static void opponent_led(int card, int with_marriage, int weighed) {
     int r = RANK(card);
     if (!with_marriage && (r == QUEEN || r == KING) && (V.tricks[1] > 0 || !R.marriage_void)
-        && (!use_model || V.strict_now || V.talon_now == 0)) /* (the free phase's leads are weighed by the model) */
+        && !weighed) /* (a lead the model weighs hands by says this already) */
         V.unlikely |= BIT(r == QUEEN ? card + 1 : card - 1);
     if (R.exchange_rank >= 0 && V.closed < 0 && V.turned >= 0 && V.talon_now > 0 && V.talon_now >= R.exchange_min_talon
         && RANK(V.turned) != R.exchange_rank)
@@ -649,11 +649,13 @@ static void on_event(char *line) {
     if (is(kind, "marriage")) { V.married = card; return; }
     if (is(kind, "exchange") && R.exchange_rank >= 0) { V.turned = 6 * V.trump + R.exchange_rank; return; }
     if (is(kind, "play") && card >= 0) {
+        int weighed = 0; /* an opponent's free play, which --opponent-model weighs hands by */
         if (opp) {
             /* (before this deal's first turn line, only the opponent's first lead: nothing drawn yet) */
             int talon = V.turn_index ? V.talon_now : popcount(full_deck()) - 2 * hand_size;
             for (int i = 0; i < V.nmoves; i++) V.moves[i].since |= BIT(card);
-            if (!V.strict_now && talon > 0 && V.nmoves < 16)
+            weighed = use_model && !V.strict_now && talon > 0 && V.nmoves < 16;
+            if (weighed)
                 V.moves[V.nmoves++] = (struct opp_move){(signed char)V.table_led, (signed char)card,
                                                         (signed char)(V.married == card), 0,
                                                         V.ev_played & ~(V.table_led >= 0 ? BIT(V.table_led) : 0),
@@ -663,7 +665,7 @@ static void on_event(char *line) {
         if (V.table_led < 0) {
             V.table_led = card;
             V.table_leader = seat;
-            if (opp) opponent_led(card, V.married == card);
+            if (opp) opponent_led(card, V.married == card, weighed);
             V.married = -1;
             return;
         }
@@ -780,7 +782,7 @@ static int pool_n;            /* 0: no plays to weigh by, hands are drawn afresh
 
 static void build_pool(void) {
     pool_n = 0;
-    if (!V.nmoves || !use_model) return;
+    if (!V.nmoves) return; /* (none without --opponent-model) */
     for (int i = 0; i < POOL; i++) {
         mask hand = sample_opp_hand();
         double w = 1;
@@ -1039,7 +1041,7 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
     build_pool();
     double budget_nodes = iters_fixed > 0 ? iters_fixed * NODES_PER_ITER : budget_ms * NODES_PER_MS;
     if (V.closed >= 0 || V.talon == 0) { /* all play from here on is open once the hidden cards are sampled */
-        mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known & ~V.impossible;
+        mask hidden = hidden_cards() & ~V.impossible;
         int exact = V.talon == 0 || popcount(hidden) == (V.led >= 0 ? popcount(V.hand) - 1 : popcount(V.hand)) - popcount(V.known);
         d.mode = exact ? "exact" : "solve";
         solve_samples(&d, acts, n, exact, deadline, budget_nodes, iters_fixed, 1L << 62);
