@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -44,7 +43,7 @@ except ImportError:
 from arena.game.hand import Deal  # noqa: E402
 from arena.game.variants import PRESETS  # noqa: E402
 from arena.records import DealRecord  # noqa: E402
-from arena.store.rows import StoredDeal  # noqa: E402
+from arena.store import Store  # noqa: E402
 
 RULES = PRESETS["santase"]
 POINTS = (0, 2, 3, 4, 10, 11)
@@ -85,10 +84,12 @@ def candidates(hand: int, led: int | None) -> list[Candidate]:
 
 
 def deals(db: Path) -> Iterator[DealRecord]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    for row in con.execute("select * from deals where actions != ''"):
-        yield StoredDeal.from_row(dict(row)).record()
+    """Every deal that was played (has actions) of the database's tournament, match by match."""
+    with Store.open_existing(db, read_only=True) as store:
+        for match in store.matches(store.tournament_info().name):
+            for deal in store.deals(match.match_id):
+                if deal.actions:
+                    yield deal.record()
 
 
 def free_phase(deal: Deal) -> bool:

@@ -695,6 +695,7 @@ static void on_event(char *line) {
 static FILE *sample_log;
 #define UNLIKELY_KEEP 8
 
+/* The cards the bot has not seen: not in its hand, played, known in the opponent's hand, led, or turned. */
 static mask hidden_cards(void) {
     mask hidden = full_deck() & ~V.hand & ~V.played & ~V.known;
     if (V.led >= 0) hidden &= ~BIT(V.led);
