@@ -18,7 +18,8 @@
  *   availability counts, and rule-of-thumb playouts of a bitset copy of the rules. The tree branches on
  *   the card it draws after each trick, so its own later moves there know that card. With a budget of
  *   250 ms or more, an iteration that reaches the end of the talon solves the rest of its deal exactly
- *   instead of playing it out (--leaf-solve N sets it).
+ *   instead of playing it out (--leaf-solve N sets it), and the opponent's answers to a lead are valued by
+ *   its cards of the led suit and its trumps as well as pooled over its hands (--opp-keyed K sets it).
  * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
  *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
  *   exact). While the talon is open it does the same, draws included: with leaf solves only at the last
@@ -870,8 +871,8 @@ struct node {
     unsigned char action, mover;
 };
 /* Room for 8M nodes (256 MB, touched as the tree grows: 5 s of search fits); main halves it until the
- * memory limit allows it. */
-static int max_nodes = 1 << 23;
+ * memory limit allows it. Less 2: the keyed answers' table (below) tags a node as node + 1 in 23 bits. */
+static int max_nodes = (1 << 23) - 2;
 #define MAX_ITERATIONS (1L << 24)
 static struct node *nodes;
 static int nnodes;
@@ -885,6 +886,49 @@ static int new_node(int parent, int action, int mover) {
 }
 
 static const double UCB_C = 0.7;
+
+/* The opponent's answers keyed by its cards. In single-observer ISMCTS the opponent chooses at its nodes by
+ * statistics pooled over every hand it might hold, as if it did not know its own cards: a fault of the model
+ * that more iterations alone do not mend. So where it follows a lead, each of its answers' values is also kept
+ * per key, its cards of the led suit and its trumps in the sampled deal (which decide how it can take the
+ * trick), and it chooses by (reward with this key + K * pooled mean) / (visits with this key + K): a few
+ * iterations leave it the pooled search, many let it answer with its cards. The table costs about a quarter
+ * of the iterations, so it is on (K = KEYED_K) from the leaves' budget up (LEAF_SOLVE_NODES): at 1 s it won
+ * more on the same deals than the pooled search (docs/PERFORMANCE.md, seventh and eighth passes), and below
+ * that the levels and 100 ms play as measured. --opp-keyed K sets it by hand (0: off). */
+#define KEYED_K 20.0
+static double opp_keyed_option = -1, opp_keyed = 0;
+static mask answer_key(const struct state *s) { /* 0 where the opponent leads: not keyed */
+    if (s->led < 0) return 0;
+    return (s->hand[s->to_move] & (SUIT_MASK(SUIT(s->led)) | SUIT_MASK(s->trump))) | (mask)1 << 31;
+}
+/* An open-addressing table of (node, key) -> visits, reward. Each ISMCTS decision is a new generation, so
+ * nothing is cleared between decisions: an entry's tag is node + 1 (nodes < 2^23) with the generation above. */
+struct keyed { uint32_t tag, key; float visits, reward; };
+#define KEYED_BITS 22
+static struct keyed *keyed_table;
+static long keyed_used;
+static uint32_t keyed_generation;
+static struct keyed *keyed_entry(int node, mask key, int insert) {
+    uint64_t h = ((uint64_t)(uint32_t)node * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)key * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    uint32_t m = (1u << KEYED_BITS) - 1, i = (uint32_t)h & m, tag = ((uint32_t)node + 1) | keyed_generation << 23;
+    for (;;) {
+        struct keyed *e = &keyed_table[i];
+        if (e->tag >> 23 != keyed_generation) { /* an empty slot for this decision */
+            if (!insert || keyed_used > (long)m * 7 / 10) return NULL; /* full: the pooled value alone */
+            keyed_used++;
+            *e = (struct keyed){tag, key, 0, 0};
+            return e;
+        }
+        if (e->tag == tag && e->key == key) return e;
+        i = (i + 1) & m;
+    }
+}
+static void keyed_new_decision(void) {
+    if (++keyed_generation == 512) { memset(keyed_table, 0, sizeof *keyed_table << KEYED_BITS); keyed_generation = 1; }
+    keyed_used = 0;
+}
 
 /* After a trick that drew from the talon, the tree branches on the card `me` drew (a node DRAWN + card):
  * its later decisions are then taken knowing that card, as they will be. Without it, each later node of its
@@ -907,9 +951,11 @@ static double log_count(float n) { return n < LOG_TABLE ? log_table[(int)n] : lo
 static int iterate(int me) {
     struct state s;
     int path[128], depth = 0, node = 0;
+    mask okeys[128]; /* answer_key() where path[i] is the opponent's answer, else 0 */
     unsigned char slot[256]; /* an action's place in acts[], plus 1; 0 for an action not legal here */
     memset(slot, 0, sizeof slot);
     sample_deal(&s);
+    okeys[depth] = 0;
     path[depth++] = 0;
     while (s.winner < 0 && !leaf_ready(&s)) {
         int acts[MAX_ACTIONS], n = legal_actions(&s, acts), k = 0, untried[MAX_ACTIONS], nu = 0;
@@ -926,26 +972,34 @@ static int iterate(int me) {
         if (nu) {
             int a = untried[rng_below(nu)];
             child = new_node(node, a, s.to_move);
+            mask key = s.to_move != me && opp_keyed > 0 ? answer_key(&s) : 0;
             apply_action(&s, a);
             if (child < 0) break;
             node = child;
+            okeys[depth] = key;
             path[depth++] = node;
             break;
         }
         double best = -1e9;
+        mask key = s.to_move != me && opp_keyed > 0 ? answer_key(&s) : 0;
         for (int i = 0; i < n; i++) {
             struct node *c = &nodes[present[i] - 1];
-            double u = c->reward / c->visits + UCB_C * sqrt(log_count(c->avail) / c->visits);
+            double mean = c->reward / c->visits;
+            if (key) {
+                struct keyed *e = keyed_entry(present[i] - 1, key, 0);
+                if (e) mean = (e->reward + opp_keyed * mean) / (e->visits + opp_keyed);
+            }
+            double u = mean + UCB_C * sqrt(log_count(c->avail) / c->visits);
             if (u > best) { best = u; child = present[i] - 1; }
         }
         int tpos = s.tpos;
         apply_action(&s, nodes[child].action);
         node = child;
-        if (depth < 128) path[depth++] = node;
+        if (depth < 128) { okeys[depth] = key; path[depth++] = node; }
         if (s.tpos != tpos && s.winner < 0) {
             node = drawn_child(node, &s, tpos, me);
             if (node < 0) break;
-            if (depth < 128) path[depth++] = node;
+            if (depth < 128) { okeys[depth] = 0; path[depth++] = node; }
         }
     }
     playout_to_leaf(&s);
@@ -955,11 +1009,15 @@ static int iterate(int me) {
         struct node *n = &nodes[path[i]];
         n->visits += 1;
         n->reward += n->mover == me ? v : 1 - v;
+        if (okeys[i]) {
+            struct keyed *e = keyed_entry(path[i], okeys[i], 1);
+            if (e) { e->visits += 1; e->reward += 1 - v; }
+        }
     }
     return 1;
 }
 
-struct decision { int action; long iterations; double value; const char *mode; };
+struct decision { int action; long iterations; double value; const char *mode; long keyed; };
 
 /* Where the exact solver takes over from ISMCTS while the talon is open: at a talon of at most solve_talon
  * cards (--solve-talon N); by default (-1), with leaf solves at LEAF_SOLVE_TALON, and without them where a
@@ -1030,7 +1088,7 @@ static int solve_samples(struct decision *d, const int *acts, int n, int exact, 
 
 static struct decision search(double deadline, double budget_ms, long iters_fixed) {
     int me = V.seat;
-    struct decision d = {V.legal[0], 0, 0.5, "forced"};
+    struct decision d = {V.legal[0], 0, 0.5, "forced", -1};
     int n = 0, acts[MAX_ACTIONS];
     for (int i = 0; i < V.nlegal; i++) {
         int a = V.legal[i];
@@ -1060,9 +1118,14 @@ static struct decision search(double deadline, double budget_ms, long iters_fixe
     if (leaf_cards) tt_generation = mix64(tt_generation + 1); /* its leaf solves share the table */
     solve_deadline = deadline; /* (a leaf solve of a large hand must not overrun the budget) */
     nnodes = 0;
+    opp_keyed = opp_keyed_option >= 0 ? opp_keyed_option : budget_nodes >= LEAF_SOLVE_NODES ? KEYED_K : 0;
+    if (opp_keyed > 0 && !keyed_table && !(keyed_table = calloc((size_t)1 << KEYED_BITS, sizeof *keyed_table)))
+        opp_keyed = 0; /* no room: the pooled search */
+    if (opp_keyed > 0) keyed_new_decision();
     new_node(-1, -1, 1 - me);
     long it = 0;
     while (iterate(me) && ++it < MAX_ITERATIONS && !time_up(deadline, it, iters_fixed, 16)) {}
+    d.keyed = opp_keyed > 0 ? keyed_used : -1;
     solve_deadline = 1e300;
     solve_aborted = 0;
     double most = 0; /* (a child without a visit: its iteration's leaf solve ran out of time) */
@@ -1221,13 +1284,14 @@ int main(int argc, char **argv) {
         else if (is(argv[i], "--solve-talon") && i + 1 < argc) solve_talon = atoi(argv[++i]);
         else if (is(argv[i], "--leaf-solve") && i + 1 < argc) leaf_solve = atoi(argv[++i]);
         else if (is(argv[i], "--opponent-model") && i + 1 < argc) use_model = atoi(argv[++i]);
+        else if (is(argv[i], "--opp-keyed") && i + 1 < argc) opp_keyed_option = atof(argv[++i]);
         else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
             sample_log = fopen(argv[i] + 13, "a");
             if (!sample_log) { perror(argv[i] + 13); return 2; }
             setvbuf(sample_log, NULL, _IOLBF, 0);
         } else if (is(argv[i], "--solve")) return solve_positions();
         else if (is(argv[i], "--speed")) return speed(1.0);
-        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opp-keyed K] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
     while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
@@ -1273,7 +1337,9 @@ int main(int argc, char **argv) {
             struct decision d = search(start + budget, budget, iters_fixed);
             char text[32];
             action_text(d.action, text);
-            printf("info mode=%s iterations=%ld value=%.3f best=%s ms=%.0f\n", d.mode, d.iterations, d.value, text, now_ms() - start);
+            printf("info mode=%s iterations=%ld value=%.3f best=%s ms=%.0f", d.mode, d.iterations, d.value, text, now_ms() - start);
+            if (d.keyed >= 0) printf(" keyed=%ld", d.keyed); /* the opponent's (answer, cards) kept apart */
+            printf("\n");
             printf("%s\n", text);
             V.turn_index++;
         } else if (!strncmp(line, "error ", 6)) {
