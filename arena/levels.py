@@ -78,7 +78,7 @@ LEVELS: tuple[Level, ...] = (
     # The full bot thinks for a time, not a number of iterations: the one level whose strength depends on the
     # machine (its figure is this machine's), and no anchor of a ladder. It thinks a second: since issue 36's
     # ismcts, 100 ms a move was no stronger than Level 5's 3,000 iterations (+17 Elo, -58 to +94), and 1 s is.
-    Level(6, "master", "ismcts/ismcts --ms 1000", "make -s -C ismcts", 1040, (107, 30, 178),
+    Level(6, "master", "ismcts/ismcts --ms 1000", "make -s -C ismcts", 1052, (119, 48, 210),
           {"en": "Master", "bg": "Майстор"},
           {"en": "the full house bot, ismcts, thinking a second a move",
            "bg": "пълният бот на сайта, ismcts, мисли по секунда на ход"}, move_time="4s"),
