@@ -16,6 +16,9 @@ import pytest
 from conftest import ROOT, arena
 
 from arena.game import Action, Card, Deal, RuleSet, parse_seat_action, preset, shuffled_deck
+from arena.protocol import encode, rules_to_wire
+from arena.protocol.codec import turn_line
+from arena.protocol.messages import V1_1, MatchStart
 
 BOT = ROOT / "bots/ismcts/ismcts"
 
@@ -111,24 +114,26 @@ def test_with_leaf_solves_it_solves_from_the_top_only_at_the_last_draw(tmp_path:
     assert {m for talon, ms in modes.items() if talon >= 4 for m in ms} == {"ismcts"}, modes
 
 
-# A lead with the talon open (santase, the second trick of a real match): the bot decides by ISMCTS.
-_LEAD = ("turn seat=0 hand=Jc,9d,Jd,Ad,Th,As trump=s turned=Ks talon=10 closed=- led=- led_marriage=false leader=0 "
-         "dealer=0 points=5 opp_points=0 pending=0 opp_pending=20 tricks=1 opp_tricks=0 marriages=1c played=Qc,Js "
-         "taken=Qc,Js opp_taken=- known=Kc score=0 opp_score=0 time=600000 bank=0 "
-         "legal=close,play:Jc,play:9d,play:Jd,play:Ad,play:Th,play:As")
-
-
 def _match_line(rules: RuleSet) -> str:
-    return "match m seat=0 opponent=x variant=x " + " ".join(
-        f"{k}={','.join(map(str, v)) if isinstance(v, list) else str(v).lower() if isinstance(v, bool) else v}"
-        for k, v in rules.to_dict().items() if k != "name")
+    return encode(MatchStart("m", 0, "x", rules_to_wire(rules)))
+
+
+def _lead_feed() -> str:
+    """What the referee sends up to a lead with the talon open (santase, a seeded deal played by its first legal
+    cards to the second trick), the turn line as the referee writes it, with time to spare."""
+    rules = preset("santase")
+    deal = Deal(rules, shuffled_deck(rules, 36, 0), 0)
+    while not (deal.tricks[0] + deal.tricks[1] and deal.led is None):
+        deal.apply(next(a for a in deal.legal_actions() if a.kind == "play"))
+    seat = deal.to_move
+    return "\n".join(["arena 1 1.1", encode(MatchStart("m", seat, "x", rules_to_wire(rules))), "deal 0 dealer=0",
+                      turn_line(deal, seat, (0, 0), deal.legal_actions(), 600_000, None, V1_1)]) + "\n"
 
 
 def _info(options: str) -> dict[str, str]:
-    """The bot's `info` line for _LEAD, as fields."""
-    text = f"arena 1 1.1\n{_match_line(preset('santase'))}\ndeal 0 dealer=0\n{_LEAD}\n"
-    out = subprocess.run([str(BOT), *options.split()], input=text, capture_output=True, text=True, timeout=120,
-                         check=True).stdout.splitlines()
+    """The bot's `info` line for the lead of _lead_feed(), as fields."""
+    out = subprocess.run([str(BOT), *options.split()], input=_lead_feed(), capture_output=True, text=True,
+                         timeout=120, check=True).stdout.splitlines()
     [info] = [line for line in out if line.startswith("info ")]
     return dict(kv.split("=", 1) for kv in info.split()[1:] if "=" in kv)  # (best=play Jc: the card stays out)
 
