@@ -149,6 +149,40 @@ def test_from_the_leaves_budget_the_opponents_answers_are_kept_by_its_cards() ->
     assert int(_info("--iters 3000 --opp-keyed 20")["keyed"]) > 0
 
 
+def _replies(logs: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The bot's replies in a match's transcripts (what it played, in order) and its ISMCTS `info` lines."""
+    moves: list[str] = []
+    infos: list[dict[str, str]] = []
+    for log in sorted(logs.glob("*ismcts*.log")):
+        for line in log.read_text().splitlines():
+            if " < " not in line:
+                continue
+            reply = line.split(" < ", 1)[1]
+            if reply.startswith("info mode=ismcts"):
+                infos.append(dict(kv.split("=", 1) for kv in reply.split()[1:] if "=" in kv))
+            elif not reply.startswith(("info", "bot ")):
+                moves.append(reply)
+    return moves, infos
+
+
+def test_a_search_stops_once_its_move_cannot_change_and_plays_that_move(tmp_path: Path) -> None:
+    """A search ends as soon as the most visited move cannot be overtaken in the iterations left (`settled=1`):
+    with --iters a whole match is played move for move as by the full search (--stop-early 0), with fewer
+    iterations."""
+    played = {}
+    for stop_early in ("1", "0"):
+        logs = tmp_path / stop_early
+        result = arena("match", f"{BOT} --iters 2000 --stop-early {stop_early}", "bots/c/greedy", "--matches", "1",
+                       "--seed", "7", "--move-time", "30s", "--transcripts", str(logs), "--json")
+        assert result.returncode == 0, result.stderr
+        played[stop_early] = _replies(logs)
+    (moves, infos), (full_moves, full_infos) = played["1"], played["0"]
+    assert moves == full_moves and len(moves) > 30
+    assert all(i["iterations"] == "2000" and "settled" not in i for i in full_infos)
+    settled = [int(i["iterations"]) for i in infos if i.get("settled") == "1"]
+    assert len(settled) > len(infos) // 4 and all(it < 2000 for it in settled), infos
+
+
 def _modes_by_open_talon(logs: Path) -> dict[int, set[str]]:
     """The bot's `info mode=` of each decision (not a forced one) taken with the talon open, by the talon's size."""
     modes: dict[int, set[str]] = {}
