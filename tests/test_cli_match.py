@@ -14,7 +14,8 @@ from conftest import ROOT, arena
 
 @pytest.mark.slow
 def test_greedy_clearly_beats_random_and_the_seed_replays():
-    args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "12", "--seed", "1", "--json"]
+    args = ["match", "bots/c/random 3", "bots/c/greedy", "--names", "random", "greedy", "--matches", "12",
+            "--seed", "1", "--json"]
     first = arena(*args)
     assert first.returncode == 0, first.stderr
     summary = json.loads(first.stdout)
@@ -34,7 +35,7 @@ def test_human_summary_names_both_bots():
 
 @pytest.mark.slow
 def test_sprt_stops_with_a_verdict():
-    result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
+    result = arena("match", "bots/c/greedy", "bots/c/random 3", "--matches", "200", "--seed", "2",
                    "--sprt", "elo0=0", "elo1=100", "alpha=0.05", "beta=0.05", "--json")
     assert result.returncode == 0, result.stderr
     sprt = json.loads(result.stdout)["sprt"]
@@ -54,7 +55,7 @@ def test_an_sprt_without_a_verdict_still_counts_every_match_played():
 
 
 def test_sprt_without_duplicate_deals_counts_matches_one_by_one():
-    result = arena("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
+    result = arena("match", "bots/c/greedy", "bots/c/random 3", "--matches", "200", "--seed", "2",
                    "--no-duplicate", "--sprt", "elo0=0", "elo1=100", "--json")
     assert result.returncode == 0, result.stderr
     sprt = json.loads(result.stdout)["sprt"]

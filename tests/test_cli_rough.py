@@ -52,17 +52,17 @@ def test_rules_help_describes_the_command():
 # ------------------------------------------------------------------ --sprt before the bots
 def test_sprt_before_the_bots_leaves_them_to_bot_a_and_bot_b():
     for sprt in (["elo0=0", "elo1=200", "alpha=0.1", "beta=0.1"], ["elo0=0,elo1=200,alpha=0.1,beta=0.1"]):
-        result = arena_cli("match", "--sprt", *sprt, "python bots/greedy.py", "python bots/random.py",
+        result = arena_cli("match", "--sprt", *sprt, "bots/c/greedy", "bots/c/random 3",
                            "--matches", "2", "--seed", "4", "--sandbox", "none", "--json")
         assert result.returncode == 0, (sprt, result.stderr)
         summary = json.loads(result.stdout)
-        assert summary["bots"] == ["greedy", "random"]
+        assert summary["bots"] == ["greedy-c", "random-c"]
         assert summary["sprt"]["elo1"] == 200 and summary["sprt"]["alpha"] == 0.1, summary["sprt"]
     # and between the bots
-    result = arena_cli("match", "python bots/greedy.py", "--sprt", "elo0=0", "elo1=200", "python bots/random.py",
+    result = arena_cli("match", "bots/c/greedy", "--sprt", "elo0=0", "elo1=200", "bots/c/random 3",
                        "--matches", "2", "--seed", "4", "--sandbox", "none", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["bots"] == ["greedy", "random"]
+    assert json.loads(result.stdout)["bots"] == ["greedy-c", "random-c"]
 
 
 # ------------------------------------------------------------------ --set typos
@@ -227,8 +227,8 @@ def test_stderr_written_after_match_end_and_quit_is_in_the_transcript(tmp_path: 
 # ------------------------------------------------------------------ the SPRT line
 @pytest.mark.slow
 def test_sprt_line_counts_matches_and_says_what_the_test_decided():
-    result = arena_cli("match", "python bots/greedy.py", "python bots/random.py", "--matches", "200", "--seed", "2",
-                       "--sprt", "elo0=0", "elo1=100", "--sandbox", "none")
+    result = arena_cli("match", "bots/c/greedy", "bots/c/random 3", "--names", "greedy", "random", "--matches", "200",
+                       "--seed", "2", "--sprt", "elo0=0", "elo1=100", "--sandbox", "none")
     assert result.returncode == 0, result.stderr
     text = result.stdout
     sprt = text[text.index("  SPRT: "):]
@@ -242,7 +242,7 @@ def test_sprt_line_counts_matches_and_says_what_the_test_decided():
     assert "it does not measure the difference" in flat
     assert "about +100" not in flat  # no claim that the difference is elo1
     # no verdict: said so, and the JSON counts matches under both names
-    undecided = arena_cli("match", "python bots/greedy.py", "python bots/random.py", "--matches", "2", "--seed", "2",
+    undecided = arena_cli("match", "bots/c/greedy", "bots/c/random 3", "--matches", "2", "--seed", "2",
                           "--sprt", "elo0=0", "elo1=100", "--sandbox", "none", "--json")
     sp = json.loads(undecided.stdout)["sprt"]
     assert sp["verdict"] is None and sp["matches"] == sp["games"] == 2

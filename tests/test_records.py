@@ -36,18 +36,18 @@ DOCS = ROOT / "docs" / "RECORDS.md"
 
 # name -> `arena match` arguments: each series is its own database (a database holds one tournament)
 SERIES = {
-    "santase": ["python bots/greedy.py", "python bots/random.py", "--matches", "2", "--seed", "11"],
-    "sixty-six": ["python bots/greedy.py", "python bots/random.py", "--matches", "2", "--seed", "12",
+    "santase": ["bots/c/greedy", "bots/c/random 3", "--names", "greedy", "random", "--matches", "2", "--seed", "11"],
+    "sixty-six": ["bots/c/greedy", "bots/c/random 3", "--names", "greedy", "random", "--matches", "2", "--seed", "12",
                   "--variant", "sixty-six"],
-    "schnapsen": ["python bots/random.py", "python bots/greedy.py", "--matches", "2", "--seed", "13",
+    "schnapsen": ["bots/c/random 3", "bots/c/greedy", "--names", "random", "greedy", "--matches", "2", "--seed", "13",
                   "--variant", "schnapsen"],
-    "lose-deal": ["tests/bots/exit_mid_deal.py", "python bots/random.py", "--matches", "2", "--seed", "14",
+    "lose-deal": ["tests/bots/exit_mid_deal.py", "bots/c/random 3", "--matches", "2", "--seed", "14",
                   "--policy", "lose-deal"],
-    "lose-match": ["tests/bots/illegal_card.py", "python bots/random.py", "--matches", "2", "--seed", "15"],
-    "random-move": ["tests/bots/illegal_card.py", "python bots/greedy.py", "--matches", "2", "--seed", "16",
+    "lose-match": ["tests/bots/illegal_card.py", "bots/c/random 3", "--matches", "2", "--seed", "15"],
+    "random-move": ["tests/bots/illegal_card.py", "bots/c/greedy", "--matches", "2", "--seed", "16",
                     "--policy", "random-move"],
     # it passes the start-up check of `arena match` (MARKER), then crashes at every start: no deals
-    "crash": ["tests/bots/crash_start.py {folder}/crash.marker", "python bots/random.py", "--matches", "2", "--seed",
+    "crash": ["tests/bots/crash_start.py {folder}/crash.marker", "bots/c/random 3", "--matches", "2", "--seed",
               "17"],
 }
 
