@@ -11,6 +11,9 @@ import sys
 import pytest
 from conftest import ROOT, arena
 
+pytestmark = pytest.mark.usefixtures("c_bots")  # the C reference bots, built by their Makefile
+
+
 
 @pytest.mark.slow
 def test_greedy_clearly_beats_random_and_the_seed_replays():
@@ -90,7 +93,7 @@ def test_a_db_of_other_matches_is_refused_in_terms_of_arena_match(tmp_path):
     """`arena match --db FILE` again with the same options resumes; with other ones it is refused, naming
     what `arena match` has to offer (it has no --fresh or --force), and FILE keeps its results."""
     db = tmp_path / "m.db"
-    base = ["match", "python bots/random.py", "python bots/greedy.py", "--seed", "1", "--db", str(db)]
+    base = ["match", "bots/c/random 3", "bots/c/greedy", "--seed", "1", "--db", str(db)]
     assert arena(*base, "--matches", "1").returncode == 0
     assert arena(*base, "--matches", "1").returncode == 0
     again = arena(*base, "--matches", "3")
@@ -102,7 +105,7 @@ def test_a_db_of_other_matches_is_refused_in_terms_of_arena_match(tmp_path):
 
 @pytest.mark.slow
 def test_the_default_seed_is_random_printed_and_replays():
-    args = ["match", "python bots/random.py", "python bots/greedy.py", "--matches", "2", "--json"]
+    args = ["match", "bots/c/random 3", "bots/c/greedy", "--matches", "2", "--json"]
     first = arena(*args)
     assert first.returncode == 0, first.stderr
     seed = int(re.search(r"arena: seed (\d+) \(random; pass --seed \1 to replay\)", first.stderr).group(1))

@@ -21,6 +21,8 @@ from conftest import arena as arena_cli
 import arena
 from arena.referee.sandbox import bwrap_problem
 
+pytestmark = pytest.mark.usefixtures("c_bots")  # the C reference bots, built by their Makefile
+
 
 # ------------------------------------------------------------------ --version, bare `arena`, rules --help
 def test_version_prints_the_package_version():

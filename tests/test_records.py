@@ -32,6 +32,9 @@ from arena.records import (
 )
 from arena.store import Store
 
+pytestmark = pytest.mark.usefixtures("c_bots")  # the C reference bots, built by their Makefile
+
+
 DOCS = ROOT / "docs" / "RECORDS.md"
 
 # name -> `arena match` arguments: each series is its own database (a database holds one tournament)

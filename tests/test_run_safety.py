@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import BOTS, ROOT, arena, arena_run
 
+pytestmark = pytest.mark.usefixtures("c_bots")  # the C reference bots, built by their Makefile
+
+
 
 def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int | None = None, rounds: int = 1,
                  name: str = "safety", report: Path | None = None, gate: Path | None = None) -> Path:
@@ -37,8 +40,8 @@ def write_config(path: Path, db: Path, *, seed: int | None = None, slow_ms: int 
         + ("sandbox: none\n" if gate is not None else "")  # gate.py reads its folder under pytest's 0700 tmp
         + "time: {move: 2s}\n"
         "bots:\n"
-        f"  - name: greedy\n    command: python {ROOT}/bots/greedy.py\n"
-        f"  - name: random\n    command: python {ROOT}/bots/random.py --seed 4\n"
+        f"  - name: greedy\n    command: {ROOT}/bots/c/greedy\n"  # (C: these tests are about the run)
+        f"  - name: random\n    command: {ROOT}/bots/c/random 4\n"
         + third
         + "output:\n"
         f"  database: {db}\n"
