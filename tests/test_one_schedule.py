@@ -15,6 +15,8 @@ import pytest
 from conftest import ROOT
 from conftest import arena as run_arena
 
+pytestmark = pytest.mark.usefixtures("c_bots")  # the C reference bots, built by their Makefile
+
 # Columns that record when or how fast, not what was played.
 TIMING = {"tournament", "started_at", "finished_at", "duration_s", "max_lag_ms"}
 
@@ -34,13 +36,13 @@ def rows(database: Path, table: str, order: str) -> list[dict[str, object]]:
 
 
 def test_arena_match_plays_the_schedule_of_arena_run(tmp_path: Path) -> None:
-    random_bot, greedy = ROOT / "bots" / "random.py", ROOT / "bots" / "greedy.py"
+    random_bot, greedy = f"{ROOT}/bots/c/random 3", f"{ROOT}/bots/c/greedy"
     # five matches: two full duplicate pairs and the first game of a third
-    arena("match", f"python {random_bot}", f"python {greedy}", "--matches", "5", "--seed", "11",
+    arena("match", random_bot, greedy, "--names", "random", "greedy", "--matches", "5", "--seed", "11",
           "--variant", "schnapsen", "--db", str(tmp_path / "match.db"), "--json")
     (tmp_path / "duel.yaml").write_text(
         "name: random-vs-greedy\nseed: 11\nrounds: 3\nvariant: schnapsen\n"
-        f"bots:\n  - {{name: random, command: python {random_bot}}}\n  - {{name: greedy, command: python {greedy}}}\n"
+        f"bots:\n  - {{name: random, command: {random_bot}}}\n  - {{name: greedy, command: {greedy}}}\n"
         f"output: {{database: {tmp_path / 'run.db'}}}\n")
     arena("run", str(tmp_path / "duel.yaml"), "--no-report")
     played = rows(tmp_path / "match.db", "matches", "ord")

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import BOTS, ROOT, arena_run
 
+pytestmark = pytest.mark.usefixtures("c_bots")  # the C reference bots, built by their Makefile
+
 
 def write_config(path: Path, db: Path, extra: str = "", slow_ms: int = 20, gate: Path | None = None,
                  rounds: int = 2) -> Path:
@@ -33,9 +35,9 @@ concurrency: 2
 time: {{move: 2s}}
 bots:
   - name: greedy
-    command: python {ROOT}/bots/greedy.py
+    command: {ROOT}/bots/c/greedy
   - name: random
-    command: python {ROOT}/bots/random.py --seed 4
+    command: {ROOT}/bots/c/random 4
   - name: slow
     command: {third}
 output:
