@@ -80,8 +80,8 @@ LEVELS: tuple[Level, ...] = (
     # ismcts, 100 ms a move was no stronger than Level 5's 3,000 iterations (+17 Elo, -58 to +94), and 1 s is.
     Level(6, "master", "ismcts/ismcts --ms 1000", "make -s -C ismcts", 1052, (119, 48, 210),
           {"en": "Master", "bg": "Майстор"},
-          {"en": "the full house bot, ismcts, thinking a second a move",
-           "bg": "пълният бот на сайта, ismcts, мисли по секунда на ход"}, move_time="4s"),
+          {"en": "the full house bot, ismcts, thinking up to a second a move",
+           "bg": "пълният бот на сайта, ismcts, мисли до секунда на ход"}, move_time="4s"),
 )
 
 BY_NAME = {level.name: level for level in LEVELS}
