@@ -4,9 +4,9 @@ first decision can offer it), admits every reference bot under every preset and 
 refuses a bot that breaks the rule that applies.
 
 Cost (2 CPUs): a check with ``matches=1``, as the ladder runs it, takes 0.3 s for a C bot without the sandbox;
-greedy is checked under every switch, the other bots under the presets and the course platform's rules (random
-in C also under the hardest switches, the Python, sh and JS bots, slower to start, in the sandbox as the ladder
-runs them).
+greedy is checked under every switch, random in C under the presets, the course platform's rules and the
+hardest switches, the Python, sh and JS bots (slower to start) under the presets in the sandbox as the ladder
+runs them, and Python greedy under the course platform's rules too.
 """
 
 from __future__ import annotations
@@ -130,9 +130,14 @@ def test_ismcts_is_admitted_under_the_presets_and_the_switches_that_change_the_s
     admitted(f"{ismcts_bot} --iters 30", ALL_RULES[name])
 
 
-@pytest.mark.parametrize("name", [*PRESETS, *COURSE])
-@pytest.mark.parametrize("bot", ["python bots/greedy.py", "python bots/random.py", "sh bots/sh/random.sh 5",
-                                 "node bots/js/random.js 5"])
+# Every script bot under the presets; the course platform's rules (whose situations greedy in C meets above)
+# with the Python greedy bot.
+SCRIPT_BOT_RULES = [(bot, name) for bot in ("python bots/greedy.py", "python bots/random.py",
+                                            "sh bots/sh/random.sh 5", "node bots/js/random.js 5")
+                    for name in PRESETS] + [("python bots/greedy.py", name) for name in COURSE]
+
+
+@pytest.mark.parametrize(("bot", "name"), SCRIPT_BOT_RULES)
 def test_the_script_bots_are_admitted_under_the_presets_in_the_sandbox(bot: str, name: str,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     if bot.startswith("node") and NODE is None:
