@@ -114,8 +114,13 @@ def test_with_leaf_solves_it_solves_from_the_top_only_at_the_last_draw(tmp_path:
     assert {m for talon, ms in modes.items() if talon >= 4 for m in ms} == {"ismcts"}, modes
 
 
-def _match_line(rules: RuleSet) -> str:
-    return encode(MatchStart("m", 0, "x", rules_to_wire(rules)))
+def _match_line(rules: RuleSet, seat: int = 0) -> str:
+    return encode(MatchStart("m", seat, "x", rules_to_wire(rules)))
+
+
+def _fields(line: str) -> dict[str, str]:
+    """A protocol line's key=value fields (after its first word)."""
+    return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
 
 
 def _lead_feed() -> str:
@@ -126,7 +131,7 @@ def _lead_feed() -> str:
     while not (deal.tricks[0] + deal.tricks[1] and deal.led is None):
         deal.apply(next(a for a in deal.legal_actions() if a.kind == "play"))
     seat = deal.to_move
-    return "\n".join(["arena 1 1.1", encode(MatchStart("m", seat, "x", rules_to_wire(rules))), "deal 0 dealer=0",
+    return "\n".join(["arena 1 1.1", _match_line(rules, seat), "deal 0 dealer=0",
                       turn_line(deal, seat, (0, 0), deal.legal_actions(), 600_000, None, V1_1)]) + "\n"
 
 
@@ -135,7 +140,7 @@ def _info(options: str) -> dict[str, str]:
     out = subprocess.run([str(BOT), *options.split()], input=_lead_feed(), capture_output=True, text=True,
                          timeout=120, check=True).stdout.splitlines()
     [info] = [line for line in out if line.startswith("info ")]
-    return dict(kv.split("=", 1) for kv in info.split()[1:] if "=" in kv)  # (best=play Jc: the card stays out)
+    return _fields(info)  # (best=play Jc: the card stays out)
 
 
 def test_from_the_leaves_budget_the_opponents_answers_are_kept_by_its_cards() -> None:
@@ -159,7 +164,7 @@ def _replies(logs: Path) -> tuple[list[str], list[dict[str, str]]]:
                 continue
             reply = line.split(" < ", 1)[1]
             if reply.startswith("info mode=ismcts"):
-                infos.append(dict(kv.split("=", 1) for kv in reply.split()[1:] if "=" in kv))
+                infos.append(_fields(reply))
             elif not reply.startswith(("info", "bot ")):
                 moves.append(reply)
     return moves, infos
@@ -190,7 +195,7 @@ def _modes_by_open_talon(logs: Path) -> dict[int, set[str]]:
         talon = None
         for line in log.read_text().splitlines():
             if "> turn " in line:
-                fields = dict(kv.split("=", 1) for kv in line.split("> turn ", 1)[1].split() if "=" in kv)
+                fields = _fields(line.split("> ", 1)[1])
                 talon = int(fields["talon"]) if fields["closed"] == "-" else None
             elif "< info mode=" in line and talon and "mode=forced" not in line:
                 modes.setdefault(talon, set()).add(line.split("mode=")[1].split()[0])

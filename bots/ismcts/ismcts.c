@@ -971,10 +971,10 @@ static int iterate(int me) {
         }
         for (int i = 0; i < n; i++) { slot[acts[i]] = 0; if (!present[i]) untried[nu++] = acts[i]; }
         int child = -1;
+        mask key = s.to_move != me && opp_keyed > 0 ? answer_key(&s) : 0;
         if (nu) {
             int a = untried[rng_below(nu)];
             child = new_node(node, a, s.to_move);
-            mask key = s.to_move != me && opp_keyed > 0 ? answer_key(&s) : 0;
             apply_action(&s, a);
             if (child < 0) break;
             node = child;
@@ -983,7 +983,6 @@ static int iterate(int me) {
             break;
         }
         double best = -1e9;
-        mask key = s.to_move != me && opp_keyed > 0 ? answer_key(&s) : 0;
         for (int i = 0; i < n; i++) {
             struct node *c = &nodes[present[i] - 1];
             double mean = c->reward / c->visits;
