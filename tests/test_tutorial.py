@@ -22,7 +22,7 @@ from conftest import ROOT
 
 DOC = (ROOT / "docs/TUTORIAL.md").read_text()
 MAX_MATCHES = 4  # the test's cap on --matches (an SPRT command keeps up to SPRT_MATCHES)
-SPRT_MATCHES = 60  # (a bot that wins every pair needs 23 pairs to reach H1 at elo1=50)
+SPRT_MATCHES = 40  # (a bot that wins every pair needs 12 pairs to reach H1 at elo1=100)
 
 FILES = dict(re.findall(r"<!-- file: (\S+) -->\n```\w*\n(.*?)\n```", DOC, re.S))
 
