@@ -82,11 +82,12 @@ def test_iters_beyond_what_the_time_allows_still_answers_in_time(tmp_path: Path)
 def test_solves_open_talon_deals_exactly_in_full_matches(variant: str, tmp_path: Path) -> None:
     """--solve-talon 4: with a talon of 4 cards or fewer still open, every sampled deal is solved exactly, draws,
     exchanges, closes and marriages included, within the move time (the default does so as the time allows).
-    Before that, --leaf-solve 6 and --opp-keyed 20: ISMCTS solves the positions its iterations reach past the
-    talon, and keeps the opponent's answers by its cards (the default does both from 250 ms), on the rules of
-    each variant."""
+    Before that, --leaf-solve 6, --opp-keyed 20 and --keyed-leads 1: ISMCTS solves the positions its iterations
+    reach past the talon, and keeps the opponent's answers and leads by its cards (the default does the first two
+    from 250 ms, the third never), on the rules of each variant."""
     logs = tmp_path / "t"
-    result = arena("match", f"{BOT} --ms 20 --solve-talon 4 --leaf-solve 6 --opp-keyed 20", "bots/c/greedy",
+    result = arena("match", f"{BOT} --ms 20 --solve-talon 4 --leaf-solve 6 --opp-keyed 20 --keyed-leads 1",
+                   "bots/c/greedy",
                    "--variant", variant,
                    "--matches", "1", "--seed", "6", "--move-time", "100", "--bank", "60s", "--transcripts", str(logs),
                    "--json")
@@ -123,21 +124,21 @@ def _fields(line: str) -> dict[str, str]:
     return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
 
 
-def _lead_feed() -> str:
+def _lead_feed(time_ms: int = 600_000) -> str:
     """What the referee sends up to a lead with the talon open (santase, a seeded deal played by its first legal
-    cards to the second trick), the turn line as the referee writes it, with time to spare."""
+    cards to the second trick), the turn line as the referee writes it, with `time_ms` for the move."""
     rules = preset("santase")
     deal = Deal(rules, shuffled_deck(rules, 36, 0), 0)
     while not (deal.tricks[0] + deal.tricks[1] and deal.led is None):
         deal.apply(next(a for a in deal.legal_actions() if a.kind == "play"))
     seat = deal.to_move
     return "\n".join(["arena 1 1.1", _match_line(rules, seat), "deal 0 dealer=0",
-                      turn_line(deal, seat, (0, 0), deal.legal_actions(), 600_000, None, V1_1)]) + "\n"
+                      turn_line(deal, seat, (0, 0), deal.legal_actions(), time_ms, None, V1_1)]) + "\n"
 
 
-def _info(options: str) -> dict[str, str]:
-    """The bot's `info` line for the lead of _lead_feed(), as fields."""
-    out = subprocess.run([str(BOT), *options.split()], input=_lead_feed(), capture_output=True, text=True,
+def _info(options: str, time_ms: int = 600_000) -> dict[str, str]:
+    """The bot's `info` line for the lead of _lead_feed(time_ms), as fields."""
+    out = subprocess.run([str(BOT), *options.split()], input=_lead_feed(time_ms), capture_output=True, text=True,
                          timeout=120, check=True).stdout.splitlines()
     [info] = [line for line in out if line.startswith("info ")]
     return _fields(info)  # (best=play Jc: the card stays out)
@@ -152,6 +153,20 @@ def test_from_the_leaves_budget_the_opponents_answers_are_kept_by_its_cards() ->
     assert "keyed" not in _info("--iters 62499"), "below the leaves' budget: the pooled search, as measured"
     assert "keyed" not in _info("--iters 62500 --opp-keyed 0")
     assert int(_info("--iters 3000 --opp-keyed 20")["keyed"]) > 0
+
+
+def test_with_keyed_leads_its_leads_are_kept_by_its_cards_too() -> None:
+    """--keyed-leads 1 keeps the opponent's leads by its cards as well (its cards of the led suit and its trumps),
+    which adds their (lead, cards) to the (answer, cards) kept apart; it is off by default at any budget (at 5 s
+    it did not gain, docs/PERFORMANCE.md, tenth pass), so 1 s and 5 s play as measured."""
+    def kept_per_iteration(options: str, time_ms: int = 600_000) -> float:
+        info = _info(options, time_ms)
+        return int(info["keyed"]) / int(info["iterations"])
+
+    answers_only = kept_per_iteration("--iters 62500")
+    assert kept_per_iteration("--iters 62500 --keyed-leads 1") > answers_only * 1.3
+    # a budget of 5 s (--iters 625,000), cut short by a turn's time of 300 ms (half of it is the cap under --iters)
+    assert kept_per_iteration("--iters 625000", 300) * 1.3 < kept_per_iteration("--iters 625000 --keyed-leads 1", 300)
 
 
 def _replies(logs: Path) -> tuple[list[str], list[dict[str, str]]]:

@@ -19,7 +19,8 @@
  *   the card it draws after each trick, so its own later moves there know that card. With a budget of
  *   250 ms or more, an iteration that reaches the end of the talon solves the rest of its deal exactly
  *   instead of playing it out (--leaf-solve N sets it), and the opponent's answers to a lead are valued by
- *   its cards of the led suit and its trumps as well as pooled over its hands (--opp-keyed K sets it).
+ *   its cards of the led suit and its trumps as well as pooled over its hands (--opp-keyed K sets it;
+ *   --keyed-leads 1 keys its leads too, each by its cards of that suit and its trumps).
  * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
  *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
  *   exact). While the talon is open it does the same, draws included: with leaf solves only at the last
@@ -904,6 +905,23 @@ static mask answer_key(const struct state *s) { /* 0 where the opponent leads: n
     if (s->led < 0) return 0;
     return (s->hand[s->to_move] & (SUIT_MASK(SUIT(s->led)) | SUIT_MASK(s->trump))) | (mask)1 << 31;
 }
+/* Its leads keyed too (--keyed-leads 1, off by default): a lead's value also by the opponent's cards of the led
+ * suit and its trumps (what it follows and takes back with), a close or an exchange by its trumps, aces and
+ * tens. Unlike an answer's, the key depends on the action, so it is computed per child. Tried as the way to make
+ * 5 s pay over 1 s, where the pooled leads had converged: with it at 5 s against 1 s without, 5 s won 11 of 28
+ * matches (docs/PERFORMANCE.md, tenth pass), no better than without it (18 of 38), so it stays an option. */
+static int keyed_leads = 0;
+static mask action_key(const struct state *s, int action) { /* an answer's key is the same for each answer */
+    if (s->led >= 0) return answer_key(s);
+    mask hand = s->hand[s->to_move], trumps = SUIT_MASK(s->trump);
+    if (action < MARRIAGE + 24) {
+        int card = action >= MARRIAGE ? action - MARRIAGE : action;
+        return (hand & (SUIT_MASK(SUIT(card)) | trumps)) | (mask)1 << 31;
+    }
+    mask high = 0;
+    for (int suit = 0; suit < 4; suit++) high |= BIT(6 * suit + TEN) | BIT(6 * suit + ACE);
+    return (hand & (trumps | high)) | (mask)1 << 31;
+}
 /* An open-addressing table of (node, key) -> visits, reward. Each ISMCTS decision is a new generation, so
  * nothing is cleared between decisions: an entry's tag is node + 1 (nodes < 2^23) with the generation above. */
 struct keyed { uint32_t tag, key; float visits, reward; };
@@ -970,10 +988,11 @@ static int iterate(int me) {
             if (i) { present[i - 1] = c + 1; nodes[c].avail += 1; }
         }
         for (int i = 0; i < n; i++) { slot[acts[i]] = 0; if (!present[i]) untried[nu++] = acts[i]; }
-        int child = -1;
-        mask key = s.to_move != me && opp_keyed > 0 ? answer_key(&s) : 0;
+        int child = -1, keyed_here = s.to_move != me && opp_keyed > 0 && (s.led >= 0 || keyed_leads > 0);
+        mask key = 0, keys[MAX_ACTIONS];
         if (nu) {
             int a = untried[rng_below(nu)];
+            if (keyed_here) key = action_key(&s, a);
             child = new_node(node, a, s.to_move);
             apply_action(&s, a);
             if (child < 0) break;
@@ -986,12 +1005,13 @@ static int iterate(int me) {
         for (int i = 0; i < n; i++) {
             struct node *c = &nodes[present[i] - 1];
             double mean = c->reward / c->visits;
-            if (key) {
-                struct keyed *e = keyed_entry(present[i] - 1, key, 0);
+            keys[i] = keyed_here ? action_key(&s, c->action) : 0;
+            if (keys[i]) {
+                struct keyed *e = keyed_entry(present[i] - 1, keys[i], 0);
                 if (e) mean = (e->reward + opp_keyed * mean) / (e->visits + opp_keyed);
             }
             double u = mean + UCB_C * sqrt(log_count(c->avail) / c->visits);
-            if (u > best) { best = u; child = present[i] - 1; }
+            if (u > best) { best = u; child = present[i] - 1; key = keys[i]; }
         }
         int tpos = s.tpos;
         apply_action(&s, nodes[child].action);
@@ -1313,13 +1333,14 @@ int main(int argc, char **argv) {
         else if (is(argv[i], "--opponent-model") && i + 1 < argc) use_model = atoi(argv[++i]);
         else if (is(argv[i], "--opp-keyed") && i + 1 < argc) opp_keyed_option = atof(argv[++i]);
         else if (is(argv[i], "--stop-early") && i + 1 < argc) stop_early = atoi(argv[++i]);
+        else if (is(argv[i], "--keyed-leads") && i + 1 < argc) keyed_leads = atoi(argv[++i]);
         else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
             sample_log = fopen(argv[i] + 13, "a");
             if (!sample_log) { perror(argv[i] + 13); return 2; }
             setvbuf(sample_log, NULL, _IOLBF, 0);
         } else if (is(argv[i], "--solve")) return solve_positions();
         else if (is(argv[i], "--speed")) return speed(1.0);
-        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opp-keyed K] [--stop-early 0|1] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opp-keyed K] [--keyed-leads 0|1] [--stop-early 0|1] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
     while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
