@@ -10,6 +10,7 @@ import json
 import random
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -425,3 +426,19 @@ def test_endgame_solver_agrees_with_exhaustive_search_of_the_python_engine(rules
         child = _clone(deal)
         child.apply(Action.parse(best))
         assert _minimax(child, deal.to_move) == value, "its best action reaches the value"
+
+
+def test_the_convergence_bench_compares_the_same_decisions(tmp_path: Path) -> None:
+    """bench/ismcts_converge.py (docs/PERFORMANCE.md, issue 36's eleventh pass) counts how often two settings
+    choose differently on the same positions. A setting run twice must agree with itself on every decision
+    (the bot is deterministic at --iters, and the replies line up), and a budget three times as large must
+    not agree on all of them, or the bench could not tell anything apart."""
+    out = tmp_path / "converge.json"
+    subprocess.run([sys.executable, "bench/ismcts_converge.py", "--feed-iters", "200",
+                    "--iters", "200,600", "--seeds", "0", "--extra", "--seed 0", "--out", str(out)],
+                   cwd=ROOT, check=True, capture_output=True, timeout=300)
+    rows = {(row["a"], row["b"]): row for row in json.loads(out.read_text())["rows"]}
+    itself = rows[("600 s0", "600 --seed 0")]
+    assert itself["decisions"] > 20 and itself["differ"] == 0
+    larger = rows[("200 s0", "600 s0")]
+    assert larger["decisions"] > 20 and larger["differ"] > 0
