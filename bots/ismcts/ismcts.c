@@ -971,7 +971,7 @@ static double log_count(float n) { return n < LOG_TABLE ? log_table[(int)n] : lo
 static int iterate(int me) {
     struct state s;
     int path[128], depth = 0, node = 0;
-    mask okeys[128]; /* answer_key() where path[i] is the opponent's answer, else 0 */
+    mask okeys[128]; /* action_key() where path[i] is the opponent's keyed answer (or lead), else 0 */
     unsigned char slot[256]; /* an action's place in acts[], plus 1; 0 for an action not legal here */
     memset(slot, 0, sizeof slot);
     sample_deal(&s);
@@ -989,7 +989,7 @@ static int iterate(int me) {
         }
         for (int i = 0; i < n; i++) { slot[acts[i]] = 0; if (!present[i]) untried[nu++] = acts[i]; }
         int child = -1, keyed_here = s.to_move != me && opp_keyed > 0 && (s.led >= 0 || keyed_leads > 0);
-        mask key = 0, keys[MAX_ACTIONS];
+        mask key = 0;
         if (nu) {
             int a = untried[rng_below(nu)];
             if (keyed_here) key = action_key(&s, a);
@@ -1005,13 +1005,13 @@ static int iterate(int me) {
         for (int i = 0; i < n; i++) {
             struct node *c = &nodes[present[i] - 1];
             double mean = c->reward / c->visits;
-            keys[i] = keyed_here ? action_key(&s, c->action) : 0;
-            if (keys[i]) {
-                struct keyed *e = keyed_entry(present[i] - 1, keys[i], 0);
+            mask k = keyed_here ? action_key(&s, c->action) : 0;
+            if (k) {
+                struct keyed *e = keyed_entry(present[i] - 1, k, 0);
                 if (e) mean = (e->reward + opp_keyed * mean) / (e->visits + opp_keyed);
             }
             double u = mean + UCB_C * sqrt(log_count(c->avail) / c->visits);
-            if (u > best) { best = u; child = present[i] - 1; key = keys[i]; }
+            if (u > best) { best = u; child = present[i] - 1; key = k; }
         }
         int tpos = s.tpos;
         apply_action(&s, nodes[child].action);
