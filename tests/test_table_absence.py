@@ -107,6 +107,17 @@ LOOK = """() => [document.getElementById('status').textContent, document.getElem
 OVER = "() => !document.getElementById('result-box').hidden"
 
 
+def shows(page: Any, pattern: str) -> None:
+    """Waits until the page's status line matches ``pattern`` (a JavaScript regular expression); failing, says
+    every status the page showed. (Polled by interval: a page's animation frames may lag on a busy machine.)"""
+    try:
+        page.wait_for_function("p => new RegExp(p).test(document.getElementById('status').textContent)",
+                               arg=pattern, polling=100)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the status never matched /{pattern}/; the page showed, in order: "
+                             f"{page.evaluate('window.__seen')}; now: {page.evaluate(LOOK)}") from None
+
+
 def turn(a: Any, b: Any) -> tuple[Any, Any]:
     """(the page to move, the other), once one of them may move; (None, None) when the match is over. Both
     pages are looked at in turn: either may still show the state before the last move for a moment."""
@@ -191,7 +202,7 @@ def test_back_before_the_deadline_plays_on_to_the_end(server: Server, pages: Pag
         assert COUNTDOWN.match(p.inner_text("#absence")), p.inner_text("#absence")
     assert mover.is_hidden("#result-box")
     away.go_back(wait_until="commit")
-    away.wait_for_function("() => /to play/.test(document.getElementById('status').textContent)")
+    shows(away, "to play")
     for p in (mover, watcher):
         p.wait_for_selector("#absence", state="hidden")
     # the match goes on, and ends as matches end: a target reached, no termination
@@ -244,11 +255,10 @@ def test_a_dropped_connection_before_and_after_the_deadline(server: Server, page
     away.context.set_offline(True)
     mover.wait_for_selector("#absence:not([hidden])")
     assert COUNTDOWN.match(mover.inner_text("#absence")), mover.inner_text("#absence")
-    away.wait_for_function("() => /^Connection lost; reconnecting… Unless it returns, you forfeit in 0:0[0-4]\\.$/"
-                           ".test(document.getElementById('status').textContent)")
+    shows(away, r"^Connection lost; reconnecting… Unless it returns, you forfeit in 0:0[0-4]\.$")
     away.context.set_offline(False)
     mover.wait_for_selector("#absence", state="hidden")
-    away.wait_for_function("() => /to play/.test(document.getElementById('status').textContent)")
+    shows(away, "to play")
     # the game goes on: the page that came back plays, until its opponent is to move again
     moved = 0
     while True:

@@ -659,7 +659,8 @@
   });
   window.addEventListener("online", function () { tries = 0; connect(); });
   function drop() {  /* a connection that cannot be trusted: let it go, and reconnect with a new one */
-    if (!ws || ws.readyState > 1) return;
+    /* (one already closing counts too: its close can wait on a handshake the dead network never completes) */
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
     var old = ws;
     old.onclose = old.onmessage = null;
     try { old.close(); } catch (e) { /* closing a dead socket */ }
