@@ -14,6 +14,7 @@
   var PANEL_MS = 6000;  /* the deal-end panel closes by itself after this (or at Continue) */
   var state = null, ws = null, clockEnd = null, tries = 0, keyed = [];
   var retry = null, leaving = false, lostAt = null, absentSince = 0, heard = 0;  /* (absence: see "leaving and coming back") */
+  var offline = false;  /* the browser said the network went (an "offline" event), and has not said it is back */
   var seenDeals = null, panelTimer = null, trickKey = null, held = null, heldExpired = false, holdTimer = null;
   var shownEvents = { deal: -1, n: -1 };
   var resultClosed = false, baseTitle = document.title, wasMyTurn = false, beeps = 0, audio = null;
@@ -106,7 +107,7 @@
     if (lostAt === null) lostAt = Date.now();
     absenceTick();
     tries += 1;
-    retry = setTimeout(connect, Math.min(5000, 300 * tries));
+    if (!offline) retry = setTimeout(connect, Math.min(5000, 300 * tries));  /* (offline: "online" connects) */
   }
   function send(token) {
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "action", action: token }));
@@ -657,7 +658,7 @@
     tries = 0;
     connect();
   });
-  window.addEventListener("online", function () { tries = 0; connect(); });
+  window.addEventListener("online", function () { offline = false; tries = 0; connect(); });
   function drop() {  /* a connection that cannot be trusted: let it go, and reconnect with a new one */
     /* (one already closing counts too: its close can wait on a handshake the dead network never completes) */
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
@@ -666,7 +667,8 @@
     try { old.close(); } catch (e) { /* closing a dead socket */ }
     lost();
   }
-  window.addEventListener("offline", drop);
+  /* (the event, not navigator.onLine, which can be false from the start where only loopback is up) */
+  window.addEventListener("offline", function () { offline = true; drop(); });
   /* the server pings a few times within its silence limit: hearing nothing for that long, the network is gone */
   setInterval(function () {
     if (state && state.silent_s && heard && Date.now() - heard > state.silent_s * 1000) { heard = 0; drop(); }
