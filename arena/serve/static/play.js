@@ -653,6 +653,7 @@
   window.addEventListener("pageshow", function (e) {
     if (!e.persisted) return;  /* a page restored from the back/forward cache: its table is old */
     leaving = false;
+    offline = false;  /* (a frozen page hears no "online": it tries again as if it had) */
     goStale();
     $("status").textContent = T.reconnecting;
     tries = 0;
