@@ -269,11 +269,14 @@ def test_a_dropped_connection_before_and_after_the_deadline(server: Server, page
         move(to_move)
     assert termination(server, code)[0] != "done"  # type: ignore[index]  # (the match goes on)
     # gone again with the opponent to play, now past the deadline: both pages say so at once
+    tried: list[str] = []  # the sockets the page opened meanwhile
+    away.on("websocket", lambda ws: tried.append(ws.url))
     away.context.set_offline(True)
     mover.wait_for_selector("#result-box:not([hidden])", timeout=(LEAVE_S + 10) * 1000)
     name = NAMES[left]
     assert mover.inner_text("#result") == f"{name} left the table and did not return within {LEAVE_S} s: " \
                                           "you win the match."
+    assert tried == []  # (the browser said it was offline: no attempt until it says it is online again)
     away.context.set_offline(False)
     away.wait_for_selector("#result-box:not([hidden])")
     winner = NAMES[1 - left]
