@@ -26,8 +26,6 @@ import json
 import os
 import re
 import subprocess
-import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -43,18 +41,15 @@ MODEL = ["--leaf-solve", "24", "--opp-keyed", "20"]
 def make_feeds(feed_iters: int, seed: int, jobs: int) -> list[str]:
     """The lines the referee sent bot A in each match of one duplicate pair. Its move time of 600 s is in every
     turn line, so that --iters, not the turn's time, bounds each search when they are fed again."""
-    with tempfile.TemporaryDirectory() as tmp:
-        bot = [str(ISMCTS), "--iters", str(feed_iters), *MODEL]
-        subprocess.run(
-            [sys.executable, "-m", "arena", "match", " ".join(bot), " ".join([*bot, "--seed", "1"]),
-             "--matches", "2", "--seed", str(seed), "--concurrency", str(jobs), "--move-time", "600s",
-             "--names", "A", "B", "--transcripts", tmp, "--json"],
-            cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        feeds = []
-        for log in sorted(Path(tmp).glob("*-A.log")):
-            sent = [m[1] for m in re.finditer(r"^ *[0-9.]+ > (.*)$", log.read_text(), re.M)]
-            feeds.append("\n".join(sent) + "\n")
-        return feeds
+    from arena import api
+    from arena.referee.clock import TimeControl
+
+    bot = [str(ISMCTS), "--iters", str(feed_iters), *MODEL]
+    records: list = []
+    api.play_match(bot, [*bot, "--seed", "1"], matches=2, seed=seed, concurrency=jobs, names=("A", "B"),
+                   time_control=TimeControl(move_ms=600_000), on_record=lambda spec, rec: records.append(rec))
+    return ["".join(text + "\n" for _, way, text in rec.transcripts[rec.bots.index("A")] if way == ">")
+            for rec in sorted(records, key=lambda r: r.match_id)]
 
 
 def decisions(feeds: list[str], options: list[str]) -> list[tuple[str, str]]:
