@@ -221,6 +221,7 @@ def test_back_after_the_deadline_shows_the_forfeit_at_once(server: Server, pages
     mover, away = turn(host, guest)
     left, stayed = seat_of(away), seat_of(mover)
     name = NAMES[left]
+    shows(away, "to play")  # (the page that leaves had its state: it was at the table)
     away.goto(server.url + "rules/santase")
     mover.wait_for_selector("#absence:not([hidden])")
     counted = time.monotonic()
@@ -251,6 +252,9 @@ def test_a_dropped_connection_before_and_after_the_deadline(server: Server, page
     host, guest, code = pages.room()
     mover, away = turn(host, guest)
     left = seat_of(away)
+    # (the page that waits may not have had its first state yet: a page that never had one cannot know its
+    # leave timeout, and says only that it reconnects)
+    shows(away, "to play")
     # the network goes and comes back in time: the page reconnects, and the game goes on
     away.context.set_offline(True)
     mover.wait_for_selector("#absence:not([hidden])")
