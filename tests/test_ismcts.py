@@ -232,13 +232,29 @@ def _cards(text: str) -> list[Card]:
     return [] if text == "-" else [Card.parse(t) for t in text.split(",")]
 
 
-def _samples(log: Path) -> dict[tuple[str, int, int], list[tuple[list[Card], list[Card]]]]:
-    out: dict[tuple[str, int, int], list[tuple[list[Card], list[Card]]]] = {}
+Sample = tuple[list[Card] | None, list[Card], list[Card]]  # the bot's dealt hand (opponent's view), opp, talon
+
+
+def _samples(log: Path) -> dict[tuple[str, int, int], list[Sample]]:
+    out: dict[tuple[str, int, int], list[Sample]] = {}
     for line in log.read_text().splitlines():
         fields = dict(kv.split("=", 1) for kv in line.split()[1:])
         key = (fields["match"], int(fields["deal"]), int(fields["turn"]))
-        out.setdefault(key, []).append((_cards(fields["opp"]), _cards(fields["talon"])))
+        mine = _cards(fields["mine"]) if "mine" in fields else None
+        out.setdefault(key, []).append((mine, _cards(fields["opp"]), _cards(fields["talon"])))
     return out
+
+
+def _check_opponents_view(deal: Deal, seat: int, mine: list[Card], opp: list[Card], talon: list[Card]) -> None:
+    """A deal seen from the opponent's side (--opp-view) agrees with what the opponent has seen: the bot's hand
+    is dealt afresh from the cards the opponent cannot see, and keeps those it has seen there."""
+    other = 1 - seat
+    assert _mask(mine) & _mask(opp) == 0
+    assert _mask(mine) | _mask(opp) | _mask(talon) == deal.hands[seat] | deal.hands[other] | _mask(deal.talon)
+    assert len(mine) == bin(deal.hands[seat]).count("1")
+    assert len(talon) == len(deal.talon) and talon[-1] == deal.talon[-1]
+    shown = deal.known[seat] & deal.hands[seat]  # a marriage partner, the trump taken by exchange
+    assert _mask(mine) & shown == shown, (mine, shown)
 
 
 def _check_sample(deal: Deal, seat: int, strict_answers: list[tuple[Deal, Card, list[Card]]],
@@ -263,7 +279,7 @@ def _check_sample(deal: Deal, seat: int, strict_answers: list[tuple[Deal, Card, 
 
 
 @pytest.mark.parametrize(("variant", "options"), [("santase", ""), ("sixty-six", ""), ("schnapsen", ""),
-                                                  ("santase", "--opponent-model 1")])
+                                                  ("santase", "--opponent-model 1"), ("santase", "--opp-view 0.5")])
 def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: Path, variant: str,
                                                                      options: str) -> None:
     log = tmp_path / "samples.log"
@@ -274,7 +290,7 @@ def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: P
     assert result.returncode == 0, result.stderr
     samples = _samples(log)
     records = [json.loads(line) for line in arena("export", str(db)).stdout.splitlines()]
-    checked = with_voids = 0
+    checked = with_voids = opponents_view = shown = 0
     for record in records:
         rules = RuleSet.from_dict(record["rules"])
         seat = record["bots"].index("ismcts")
@@ -285,7 +301,12 @@ def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: P
             for text in recorded["actions"]:
                 actor, action = parse_seat_action(text)
                 if actor == seat:
-                    for opp, talon in samples.get((record["match"], index, turn), []):
+                    for mine, opp, talon in samples.get((record["match"], index, turn), []):
+                        if mine is not None:
+                            _check_opponents_view(deal, seat, mine, opp, talon)
+                            opponents_view += 1
+                            shown += bool(deal.known[seat] & deal.hands[seat])
+                            continue
                         _check_sample(deal, seat, strict_answers, opp, talon)
                         checked += 1
                         with_voids += bool(strict_answers)
@@ -301,6 +322,10 @@ def test_sampled_hidden_deals_never_contradict_what_the_bot_has_seen(tmp_path: P
                     strict_answers.clear()  # the opponent drew: it may now hold what it could not before
     assert checked > 300, f"only {checked} samples were checked"
     assert with_voids > 20, "the opponent's strict-phase answers constrained some samples"
+    if "--opp-view" in options:
+        assert opponents_view > 300 and shown > 20, (opponents_view, shown)
+    else:
+        assert opponents_view == 0
 
 
 def test_the_opponents_free_plays_make_its_real_cards_likelier_in_the_samples(tmp_path: Path) -> None:
@@ -335,7 +360,7 @@ def test_the_opponents_free_plays_make_its_real_cards_likelier_in_the_samples(tm
                         unseen = hidden | _mask(deal.talon) & ~(0 if face_up is None else 1 << face_up)
                         need = bin(hidden).count("1")
                         # the real cards among each sample's unknown ones, and what random hands would hold
-                        hits += sum(bin(_mask(opp) & hidden).count("1") for opp, _ in drawn) / len(drawn)
+                        hits += sum(bin(_mask(opp) & hidden).count("1") for _, opp, _ in drawn) / len(drawn)
                         by_chance += need * need / bin(unseen).count("1")
                         decisions += 1
                     turn += 1

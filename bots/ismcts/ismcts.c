@@ -20,7 +20,8 @@
  *   250 ms or more, an iteration that reaches the end of the talon solves the rest of its deal exactly
  *   instead of playing it out (--leaf-solve N sets it), and the opponent's answers to a lead are valued by
  *   its cards of the led suit and its trumps as well as pooled over its hands (--opp-keyed K sets it;
- *   --keyed-leads 1 keys its leads too, each by its cards of that suit and its trumps).
+ *   --keyed-leads 1 keys its leads too, each by its cards of that suit and its trumps). --opp-view F plays a
+ *   share F of the iterations in deals seen from the opponent's side, which teach only its nodes (off).
  * - Once the talon is closed or empty it solves each sampled deal exactly with alpha-beta and a
  *   transposition table (with the talon empty the opponent's hand is the unseen cards, so one solve is
  *   exact). While the talon is open it does the same, draws included: with leaf solves only at the last
@@ -540,6 +541,7 @@ struct seen {
     int table_led, table_leader, strict_now;
     int deal_index, turn_index;
     mask ev_played;               /* cards played this deal, as the events go */
+    mask my_known;                /* cards of its own hand the opponent has seen (a marriage partner, an exchange) */
     int nmoves;                   /* the opponent's free-phase plays this deal (build_pool weighs hands by them) */
     struct opp_move { signed char led, card, marriage, draws; mask played, since; int talon; } moves[16];
 };
@@ -616,6 +618,7 @@ static void parse_turn(char *line) {
             }
     }
     V.points[1] = opp_points;
+    V.my_known &= V.hand;
     V.tricks[1] = opp_tricks;
     V.score[0] = score;
     V.score[1] = opp_score;
@@ -650,8 +653,16 @@ static void on_event(char *line) {
     char arg[8] = "";
     if (sscanf(line, "%15s %d %7s", kind, &seat, arg) < 2) return;
     int opp = seat != V.seat, card = parse_card(arg);
-    if (is(kind, "marriage")) { V.married = card; return; }
-    if (is(kind, "exchange") && R.exchange_rank >= 0) { V.turned = 6 * V.trump + R.exchange_rank; return; }
+    if (is(kind, "marriage")) {
+        V.married = card;
+        if (!opp && card >= 0) V.my_known |= BIT(RANK(card) == QUEEN ? card + 1 : card - 1);
+        return;
+    }
+    if (is(kind, "exchange") && R.exchange_rank >= 0) {
+        if (!opp && V.turned >= 0) V.my_known |= BIT(V.turned);
+        V.turned = 6 * V.trump + R.exchange_rank;
+        return;
+    }
     if (is(kind, "play") && card >= 0) {
         int weighed = 0; /* an opponent's free play, which --opponent-model weighs hands by */
         if (opp) {
@@ -816,6 +827,25 @@ static mask pool_pick(void) {
     return pool_hand[lo];
 }
 
+static void log_cards(const char *name, mask cards) {
+    fprintf(sample_log, " %s=", name);
+    if (!cards) fputc('-', sample_log);
+    for (int c = 0, first = 1; c < 24; c++)
+        if (cards >> c & 1) { fprintf(sample_log, "%s%c%c", first ? "" : ",", RANKS[RANK(c)], SUITS[SUIT(c)]); first = 0; }
+}
+/* --sample-log: a sampled deal's hidden cards (with the opponent's view, the bot's dealt hand too), the talon
+ * in its order. */
+static void log_sample(const struct state *s, int opp_view) {
+    int me = V.seat;
+    fprintf(sample_log, "sample match=%s seat=%d deal=%d turn=%d", match_id, me, V.deal_index, V.turn_index);
+    if (opp_view) log_cards("mine", s->hand[me]);
+    log_cards("opp", s->hand[1 - me]);
+    fputs(" talon=", sample_log);
+    for (int i = s->tpos; i < s->tend; i++) fprintf(sample_log, "%s%c%c", i ? "," : "", RANKS[RANK(s->talon[i])], SUITS[SUIT(s->talon[i])]);
+    if (s->tend == 0) fputc('-', sample_log);
+    fputc('\n', sample_log);
+}
+
 /* A deal consistent with everything seen: the opponent holds its known cards and others it may hold. */
 static void sample_deal(struct state *s) {
     int me = V.seat, opp = 1 - me;
@@ -843,16 +873,7 @@ static void sample_deal(struct state *s) {
     s->tricks[me] = (short)V.tricks[0]; s->tricks[opp] = (short)V.tricks[1];
     s->snap_points = (short)V.snap_points;
     s->snap_tricks = (short)V.snap_tricks;
-    if (sample_log) {
-        fprintf(sample_log, "sample match=%s seat=%d deal=%d turn=%d opp=", match_id, me, V.deal_index, V.turn_index);
-        int first = 1;
-        for (int c = 0; c < 24; c++) if (opp_hand >> c & 1) { fprintf(sample_log, "%s%c%c", first ? "" : ",", RANKS[RANK(c)], SUITS[SUIT(c)]); first = 0; }
-        if (first) fputc('-', sample_log);
-        fputs(" talon=", sample_log);
-        for (int i = s->tpos; i < s->tend; i++) fprintf(sample_log, "%s%c%c", i ? "," : "", RANKS[RANK(s->talon[i])], SUITS[SUIT(s->talon[i])]);
-        if (s->tend == 0) fputc('-', sample_log);
-        fputc('\n', sample_log);
-    }
+    if (sample_log) log_sample(s, 0);
 }
 
 /* ------------------------------------------------------------------ the search */
@@ -967,6 +988,66 @@ static int drawn_child(int node, const struct state *s, int tpos_before, int me)
 static double log_table[LOG_TABLE];
 static double log_count(float n) { return n < LOG_TABLE ? log_table[(int)n] : log(n); } /* n >= 1 */
 
+/* The opponent's view (--opp-view F). In single-observer ISMCTS every sampled deal holds the bot's real hand,
+ * so the opponent's statistics are those of an opponent that sees the bot's cards. With F > 0, that share of
+ * the iterations is played in a deal seen from the opponent's side: the bot first picks one of its moves at
+ * the root (in proportion to their visits), then its hand is dealt afresh from what the opponent cannot see
+ * (keeping the cards the opponent has seen in it, and the cards of that move), the rest going to the talon.
+ * Such an iteration teaches the opponent's nodes only; the bot's nodes are walked by their best mean where the
+ * dealt hand allows it (the walk ends where it does not) and learn nothing. Off by default: at 5 s with F = 0.5
+ * it won 9 of 21 matches against 1 s without it (docs/PERFORMANCE.md, twelfth pass). */
+static double opp_view = 0;
+static mask action_cards(int a, int trump) {
+    if (a < MARRIAGE) return BIT(a);
+    if (a < EXCHANGE) { int c = a - MARRIAGE; return BIT(c) | BIT(RANK(c) == QUEEN ? c + 1 : c - 1); }
+    if (a == EXCHANGE) return BIT(6 * trump + R.exchange_rank);
+    return 0;
+}
+static int opp_view_deal(struct state *s, int me) { /* the root child played, or -1 (then a deal of the bot's view) */
+    double total = 0, u;
+    for (int c = nodes[0].child; c >= 0; c = nodes[c].sibling) total += nodes[c].visits;
+    if (total < 1) return -1;
+    u = (rng_next() >> 11) * 0x1.0p-53 * total;
+    int child = nodes[0].child;
+    for (; nodes[child].sibling >= 0 && u >= nodes[child].visits; child = nodes[child].sibling) u -= nodes[child].visits;
+    int a = nodes[child].action;
+    mask fixed = (V.my_known & V.hand) | action_cards(a, s->trump), pool_mask = s->hand[me] & ~fixed;
+    int n = 0, pool[24], free_slots = popcount(s->hand[me]) - popcount(fixed);
+    if (free_slots < 0) return -1;
+    for (int i = s->tpos; i < s->tend - (V.turned >= 0); i++) pool_mask |= BIT(s->talon[i]);
+    pool_mask &= ~fixed;
+    for (mask m = pool_mask; m; m &= m - 1) pool[n++] = lowest(m);
+    for (int tries = 0; tries < 4; tries++) {
+        for (int i = n - 1; i > 0; i--) { int j = rng_below(i + 1), t = pool[i]; pool[i] = pool[j]; pool[j] = t; }
+        struct state t = *s;
+        t.hand[me] = fixed;
+        for (int i = 0; i < free_slots; i++) t.hand[me] |= BIT(pool[i]);
+        for (int i = free_slots; i < n; i++) t.talon[t.tpos + i - free_slots] = (signed char)pool[i];
+        int acts[MAX_ACTIONS], k = legal_actions(&t, acts), legal = 0;
+        for (int i = 0; i < k; i++) legal |= acts[i] == a;
+        if (legal) {
+            *s = t;
+            if (sample_log) log_sample(s, 1);
+            return child;
+        }
+    }
+    return -1;
+}
+
+/* Plays a child's action in s and goes down to it, and on to the branch of the card `me` drew if the trick drew
+ * from the talon; each node passed is added to the path (key: the child's action key). The node reached, or -1
+ * where the tree is full. */
+static int descend(struct state *s, int child, mask key, int me, int *path, mask *okeys, int *depth) {
+    int tpos = s->tpos, node = child;
+    apply_action(s, nodes[child].action);
+    if (*depth < 128) { okeys[*depth] = key; path[(*depth)++] = node; }
+    if (s->tpos != tpos && s->winner < 0) {
+        node = drawn_child(node, s, tpos, me);
+        if (node >= 0 && *depth < 128) { okeys[*depth] = 0; path[(*depth)++] = node; }
+    }
+    return node;
+}
+
 /* One ISMCTS iteration on a freshly sampled deal; 0 if its leaf solve ran out of time (nothing learned). */
 static int iterate(int me) {
     struct state s;
@@ -977,17 +1058,33 @@ static int iterate(int me) {
     sample_deal(&s);
     okeys[depth] = 0;
     path[depth++] = 0;
+    int viewer = me, root_move = -1; /* the side whose nodes this iteration teaches (both, without --opp-view) */
+    if (opp_view > 0 && (rng_next() >> 11) * 0x1.0p-53 < opp_view && (root_move = opp_view_deal(&s, me)) >= 0)
+        viewer = 1 - me;
     while (s.winner < 0 && !leaf_ready(&s)) {
         int acts[MAX_ACTIONS], n = legal_actions(&s, acts), k = 0, untried[MAX_ACTIONS], nu = 0;
         for (int i = 0; i < n; i++) if (!wrong_declaration(&s, acts[i])) acts[k++] = acts[i];
         n = k;
         int present[MAX_ACTIONS];
         for (int i = 0; i < n; i++) { present[i] = 0; slot[acts[i]] = (unsigned char)(i + 1); }
+        int blind = viewer != me && s.to_move == me; /* the bot's node in the opponent's view: walked, not taught */
         for (int c = nodes[node].child; c >= 0; c = nodes[c].sibling) {
             int i = slot[nodes[c].action];
-            if (i) { present[i - 1] = c + 1; nodes[c].avail += 1; }
+            if (i) { present[i - 1] = c + 1; if (!blind) nodes[c].avail += 1; }
         }
         for (int i = 0; i < n; i++) { slot[acts[i]] = 0; if (!present[i]) untried[nu++] = acts[i]; }
+        if (blind) { /* at the root the move its hand was dealt for, below it the best mean */
+            double best = -1;
+            int child = node == 0 ? root_move : -1;
+            for (int i = 0; i < n && node != 0; i++) {
+                if (!present[i]) continue;
+                struct node *c = &nodes[present[i] - 1];
+                if (c->visits > 0 && c->reward / c->visits > best) { best = c->reward / c->visits; child = present[i] - 1; }
+            }
+            if (child < 0) break; /* no move of this hand was searched: a playout from here */
+            if ((node = descend(&s, child, 0, me, path, okeys, &depth)) < 0) break;
+            continue;
+        }
         int child = -1, keyed_here = s.to_move != me && opp_keyed > 0 && (s.led >= 0 || keyed_leads > 0);
         mask key = 0;
         if (nu) {
@@ -1013,21 +1110,14 @@ static int iterate(int me) {
             double u = mean + UCB_C * sqrt(log_count(c->avail) / c->visits);
             if (u > best) { best = u; child = present[i] - 1; key = k; }
         }
-        int tpos = s.tpos;
-        apply_action(&s, nodes[child].action);
-        node = child;
-        if (depth < 128) { okeys[depth] = key; path[depth++] = node; }
-        if (s.tpos != tpos && s.winner < 0) {
-            node = drawn_child(node, &s, tpos, me);
-            if (node < 0) break;
-            if (depth < 128) { okeys[depth] = 0; path[depth++] = node; }
-        }
+        if ((node = descend(&s, child, key, me, path, okeys, &depth)) < 0) break;
     }
     playout_to_leaf(&s);
     double v = s.winner >= 0 ? value_of(&s, me) : solve(&s, me, -1e9, 1e9, NULL);
     if (solve_aborted) return 0;
     for (int i = 0; i < depth; i++) {
         struct node *n = &nodes[path[i]];
+        if (viewer != me && n->mover == me) continue; /* the bot learns from its own view only */
         n->visits += 1;
         n->reward += n->mover == me ? v : 1 - v;
         if (okeys[i]) {
@@ -1334,13 +1424,14 @@ int main(int argc, char **argv) {
         else if (is(argv[i], "--opp-keyed") && i + 1 < argc) opp_keyed_option = atof(argv[++i]);
         else if (is(argv[i], "--stop-early") && i + 1 < argc) stop_early = atoi(argv[++i]);
         else if (is(argv[i], "--keyed-leads") && i + 1 < argc) keyed_leads = atoi(argv[++i]);
+        else if (is(argv[i], "--opp-view") && i + 1 < argc) opp_view = atof(argv[++i]);
         else if (!strncmp(argv[i], "--sample-log=", 13)) { /* one token: the referee fingerprints file arguments */
             sample_log = fopen(argv[i] + 13, "a");
             if (!sample_log) { perror(argv[i] + 13); return 2; }
             setvbuf(sample_log, NULL, _IOLBF, 0);
         } else if (is(argv[i], "--solve")) return solve_positions();
         else if (is(argv[i], "--speed")) return speed(1.0);
-        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opp-keyed K] [--keyed-leads 0|1] [--stop-early 0|1] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
+        else { fprintf(stderr, "usage: ismcts [--ms N] [--iters N] [--seed S] [--solve-talon N] [--leaf-solve N] [--opp-keyed K] [--keyed-leads 0|1] [--opp-view F] [--stop-early 0|1] [--opponent-model 0|1] [--sample-log=FILE] [--solve] [--speed]\n"); return 2; }
     }
     while (!(nodes = malloc(sizeof *nodes * (size_t)max_nodes)) && max_nodes > 1 << 14) max_nodes /= 2;
     if (!nodes) { perror("ismcts"); return 1; }
@@ -1364,7 +1455,7 @@ int main(int argc, char **argv) {
         } else if (!strncmp(line, "deal ", 5)) {
             V.deal_index = atoi(line + 5);
             V.turn_index = 0;
-            V.impossible = V.unlikely = 0;
+            V.impossible = V.unlikely = V.my_known = 0;
             V.ev_played = 0;
             V.nmoves = 0;
             V.tricks[0] = V.tricks[1] = V.talon_now = 0;
