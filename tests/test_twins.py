@@ -229,9 +229,9 @@ def test_a_bots_own_files_are_cached_before_it_starts(pagespy: Path, monkeypatch
     warming). At most STRAY cards: the machine's page cache is everyone's, and twice in a full suite one page
     was not cached when game 1 looked (known-own=1), once with the warming only advising the kernel, once
     with it reading every page. Under the defaults the reclaim drops what the spy loaded, so such a page says
-    nothing there either. The same bound holds after the pair: a kernel may page out what it judges cold (this
-    VM runs DAMON's pageout on pages it has not seen touched for 60 s, and its sampling is by regions), and once
-    a full suite found 381 of the 384 pages cached."""
+    nothing there either. What the spy saw is the evidence; the cache after the pair is not asserted: a kernel
+    may page out what it judges cold (this VM runs DAMON's pageout on pages it has not seen touched for 60 s,
+    sampled by regions), and full suites found 381 and, on a busy machine, 377 of the 384 pages cached."""
     monkeypatch.setattr(sandbox, "RECLAIM", False)
     monkeypatch.setattr(sandbox, "seccomp_filter", without("nowait"))
     records = match_pair(pagespy, "load")
@@ -239,8 +239,6 @@ def test_a_bots_own_files_are_cached_before_it_starts(pagespy: Path, monkeypatch
     assert said(read, "probe") == ["nowait"], read
     assert said(read, "learned-own") == [], read
     assert int(said(read, "known-own")[0]) <= STRAY, read
-    cached, used = cached_pages(str(pagespy.parent / "pages.bin"))
-    assert used - cached <= STRAY, (cached, used)
 
 
 def test_a_bot_cannot_drop_pages_it_did_not_load(pagespy: Path) -> None:
