@@ -187,10 +187,16 @@ async def test_futexes_in_self_play_carry_nothing(spy: Path) -> None:
 
 
 async def test_futexes_in_self_play_carry_the_hand_without_the_filter(spy: Path, monkeypatch) -> None:
+    """The best of three matches: on a busy machine a wake can come before the thread of its card waits (a
+    full suite on three workers once learned 5 of the 6 cards). That the channel carries the hand holds if it
+    carries it once; the test under the defaults plays once and fails on any card learned."""
     monkeypatch.setattr(sandbox, "seccomp_filter", without("futex"))
-    rec = await self_play(spy, "futex")
-    assert reports(rec, 0, "listening") == ["ok"]
-    learned = reports(rec, 0, "learned")
+    for left in reversed(range(3)):
+        rec = await self_play(spy, "futex")
+        assert reports(rec, 0, "listening") == ["ok"]
+        learned = reports(rec, 0, "learned")
+        if learned and set(learned[-1].split(",")) == set(dealt(rec, 1).split(",")) or not left:
+            break
     assert learned and set(learned[-1].split(",")) == set(dealt(rec, 1).split(","))
 
 
