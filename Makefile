@@ -49,13 +49,13 @@ demo: $(STAMP) bots pyc sandbox
 	$(VENV)/bin/arena run tournaments/demo.yaml
 
 # Style and types first: a ruff or mypy error fails `make test` before any test runs. The tests then run on
-# three pytest-xdist workers, a whole file to each (a file's module-scoped server or browser is started once),
-# the files with slow tests first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order).
-# Much of a test's time is spent waiting on bots, browsers and subprocesses: two workers kept 1.5 of the two
-# CPUs busy (6 min 10 s), three keep them busier (5 min 31 s; docs/PERFORMANCE.md). Tests share no state
-# across files: tmp folders, ports (0), uid blocks and cgroups are per process.
-# `make test PYTEST_WORKERS=` runs them in one process.
-PYTEST_WORKERS ?= -n 3 --dist loadfile --no-loadscope-reorder
+# two pytest-xdist workers, a whole file to each (a file's module-scoped server or browser is started once),
+# the files with slow tests first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order);
+# most of a test's time is spent waiting on bots and subprocesses, so two workers keep two CPUs busy. Three
+# were 3-10% faster and not kept: of six full suites on three, two failed where the extra contention disturbed
+# a test (both mended; docs/PERFORMANCE.md), and a failed CI costs more. Tests share no state across files: tmp
+# folders, ports (0), uid blocks and cgroups are per process. `make test PYTEST_WORKERS=` runs them in one process.
+PYTEST_WORKERS ?= -n 2 --dist loadfile --no-loadscope-reorder
 test: lint bots pyc sandbox browser langs
 	$(PY) -m pytest -q $(PYTEST_WORKERS)
 
