@@ -52,9 +52,10 @@ demo: $(STAMP) bots pyc sandbox
 # two pytest-xdist workers, a whole file to each (a file's module-scoped server or browser is started once),
 # the files with slow tests first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order);
 # most of a test's time is spent waiting on bots and subprocesses, so two workers keep two CPUs busy. Three
-# were 3-10% faster and not kept: of six full suites on three, two failed where the extra contention disturbed
-# a test (both mended; docs/PERFORMANCE.md), and a failed CI costs more. Tests share no state across files: tmp
-# folders, ports (0), uid blocks and cgroups are per process. `make test PYTEST_WORKERS=` runs them in one process.
+# were 10% faster on a warm tree and no faster on a fresh clone, and two of the six suites they ran failed
+# where the extra contention disturbed a test (both mended; docs/PERFORMANCE.md): not kept. Tests share no
+# state across files: tmp folders, ports (0), uid blocks and cgroups are per process.
+# `make test PYTEST_WORKERS=` runs them in one process.
 PYTEST_WORKERS ?= -n 2 --dist loadfile --no-loadscope-reorder
 test: lint bots pyc sandbox browser langs
 	$(PY) -m pytest -q $(PYTEST_WORKERS)
