@@ -1004,16 +1004,16 @@ static mask action_cards(int a, int trump) {
     return 0;
 }
 static int opp_view_deal(struct state *s, int me) { /* the root child played, or -1 (then a deal of the bot's view) */
-    double total = 0, u;
+    double total = 0;
     for (int c = nodes[0].child; c >= 0; c = nodes[c].sibling) total += nodes[c].visits;
     if (total < 1) return -1;
-    u = (rng_next() >> 11) * 0x1.0p-53 * total;
+    double u = (rng_next() >> 11) * 0x1.0p-53 * total;
     int child = nodes[0].child;
     for (; nodes[child].sibling >= 0 && u >= nodes[child].visits; child = nodes[child].sibling) u -= nodes[child].visits;
     int a = nodes[child].action;
-    mask fixed = (V.my_known & V.hand) | action_cards(a, s->trump), pool_mask = s->hand[me] & ~fixed;
+    /* (the move's cards and the shown ones are all in the bot's hand: the hand has room for them) */
+    mask fixed = (V.my_known & V.hand) | action_cards(a, s->trump), pool_mask = s->hand[me];
     int n = 0, pool[24], free_slots = popcount(s->hand[me]) - popcount(fixed);
-    if (free_slots < 0) return -1;
     for (int i = s->tpos; i < s->tend - (V.turned >= 0); i++) pool_mask |= BIT(s->talon[i]);
     pool_mask &= ~fixed;
     for (mask m = pool_mask; m; m &= m - 1) pool[n++] = lowest(m);
